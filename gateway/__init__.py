@@ -1,0 +1,1 @@
+"""A REST gateway in front of NVIDIA Triton: validates uploads, forwards bytes, returns JSON."""

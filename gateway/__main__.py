@@ -1,0 +1,89 @@
+"""Command line: `serve` (local Triton + gateway) and `models` (provision third-party weights).
+
+python -m gateway serve [--host H] [--port P] [--triton-url URL] [--workers N]
+python -m gateway models
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import Iterator, Sequence
+
+import uvicorn
+
+from gateway.local_triton import PROJECT_ROOT, TRITON_REPO, LocalTriton, TritonStartError
+
+logger = logging.getLogger("gateway")
+CACHE_DIR = PROJECT_ROOT / ".cache"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m gateway", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="run the gateway, with a local Triton unless --triton-url")
+    serve.add_argument("--host", default="0.0.0.0")
+    serve.add_argument("--port", type=int, default=8080)
+    serve.add_argument("--triton-url", help="use this Triton (gRPC host:port) instead of starting one")
+    serve.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
+    commands.add_parser("models", help="download and verify the third-party ONNX models")
+    return parser
+
+
+@contextlib.contextmanager
+def _triton(url: str | None) -> Iterator[str]:
+    """Yield the gRPC URL of the Triton to use, starting (and finally stopping) a local one."""
+    if url:
+        yield url
+        return
+    with LocalTriton() as triton:
+        print(f"Triton  : http {triton.http_url}  grpc {triton.grpc_url}  log {triton.log_path}")  # noqa: T201
+        yield triton.grpc_url
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Run until SIGINT/SIGTERM; uvicorn handles the signal, then Triton is stopped."""
+    try:
+        with _triton(args.triton_url) as url:
+            # Settings come from the environment, so worker processes see the same values.
+            os.environ["GATEWAY_TRITON_URL"] = url
+            print(f"Gateway : http://{args.host}:{args.port}  (docs at /docs)")  # noqa: T201
+            uvicorn.run(
+                "gateway.main:create_app",
+                factory=True,
+                host=args.host,
+                port=args.port,
+                workers=args.workers,
+                loop="uvloop",
+                http="httptools",
+                access_log=False,
+            )
+    except TritonStartError as exc:
+        logger.error("%s", exc)
+        return 1
+    return 0
+
+
+def models() -> int:
+    from gateway.provision import ProvisionError, provision_models  # noqa: PLC0415
+
+    try:
+        for path in provision_models(TRITON_REPO / "models", CACHE_DIR / "wheels"):
+            print(f"ok {path.relative_to(PROJECT_ROOT)}")  # noqa: T201
+    except ProvisionError as exc:
+        logger.error("%s", exc)
+        return 1
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    args = _parser().parse_args(argv)
+    return serve(args) if args.command == "serve" else models()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""The app factory: wires settings, the Triton client, metrics, routes and error handling.
+
+Nothing connects at import time; the lifespan opens the one gRPC client and closes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import TypedDict
+
+from fastapi import FastAPI
+
+from gateway.deps import InFlightLimiter
+from gateway.docs import install_offline_docs
+from gateway.errors import install_error_handlers
+from gateway.metrics import GatewayMetrics, MetricsMiddleware
+from gateway.routers import health, mnist
+from gateway.settings import Settings
+from gateway.triton import TritonClient
+
+TITLE = "Seal gateway"
+DESCRIPTION = (
+    "Image recognition on NVIDIA Triton: handwritten digits (MNIST), text OCR (PP-OCRv4) and "
+    "Chinese seal recognition. Upload an image as multipart field `image` or as a raw body."
+)
+
+
+class State(TypedDict):
+    """What every request can reach through `request.state` (see gateway.deps)."""
+
+    settings: Settings
+    metrics: GatewayMetrics
+    triton: TritonClient
+    limiter: InFlightLimiter
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the ASGI app; resources are opened by its lifespan, not here."""
+    settings = settings or Settings()
+    metrics = GatewayMetrics()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[State]:
+        triton = TritonClient(
+            settings.triton_url, settings.request_timeout_s, metrics, settings.retry_after_s
+        )
+        limiter = InFlightLimiter(settings.max_in_flight, settings.retry_after_s)
+        try:
+            yield State(settings=settings, metrics=metrics, triton=triton, limiter=limiter)
+        finally:
+            await triton.close()
+
+    app = FastAPI(
+        title=TITLE,
+        description=DESCRIPTION,
+        version="0.1.0",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.add_middleware(MetricsMiddleware, metrics=metrics)
+    install_error_handlers(app)
+    install_offline_docs(app)
+    for router in (health.router, mnist.router):
+        app.include_router(router)
+    return app

@@ -1,0 +1,1 @@
+"""HTTP routes: they translate between HTTP and the Triton wrapper, nothing else."""

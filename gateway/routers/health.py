@@ -1,0 +1,32 @@
+"""Liveness, readiness and the Prometheus scrape endpoint."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from prometheus_client import CONTENT_TYPE_LATEST
+from starlette.responses import Response
+
+from gateway.deps import MetricsDep, SettingsDep, TritonDep
+from gateway.errors import TritonUnavailable
+from gateway.responses import JSONResponse
+
+router = APIRouter(tags=["operations"])
+
+
+@router.get("/healthz", summary="The process is alive")
+async def healthz() -> Response:
+    return JSONResponse({"status": "ok"})
+
+
+@router.get("/readyz", summary="Triton and every required model are ready")
+async def readyz(triton: TritonDep, settings: SettingsDep) -> Response:
+    """200 when the service can answer inference requests; raises TritonUnavailable (503)."""
+    problems = await triton.ready(settings.ready_models)
+    if problems:
+        raise TritonUnavailable("; ".join(problems), retry_after_s=settings.retry_after_s)
+    return JSONResponse({"status": "ready", "models": list(settings.ready_models)})
+
+
+@router.get("/metrics", summary="Prometheus metrics", include_in_schema=False)
+async def metrics(metrics: MetricsDep) -> Response:
+    return Response(metrics.render(), media_type=CONTENT_TYPE_LATEST)

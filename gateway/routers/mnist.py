@@ -1,0 +1,40 @@
+"""POST /v1/mnist: a handwritten digit in, its label and class probabilities out."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from pydantic import BaseModel, Field
+from starlette.responses import Response
+
+from gateway.deps import InferenceSlot, TritonDep, UploadDep
+from gateway.responses import JSONResponse
+from gateway.routers.common import ERROR_RESPONSES, IMAGE_REQUEST_BODY, ModelRef
+
+MODEL = "mnist"
+router = APIRouter(prefix="/v1", tags=["mnist"])
+
+
+class MnistResult(BaseModel):
+    label: int = Field(ge=0, le=9, description="the most probable digit")
+    probabilities: list[float] = Field(min_length=10, max_length=10, description="P(digit) for 0..9")
+    model: ModelRef
+
+
+@router.post(
+    "/mnist",
+    response_model=MnistResult,
+    responses=ERROR_RESPONSES,
+    openapi_extra=IMAGE_REQUEST_BODY,
+    summary="Read a handwritten digit",
+)
+async def classify_digit(upload: UploadDep, triton: TritonDep, _slot: InferenceSlot) -> Response:
+    """Classify one digit: a scan, a photo of paper, or an MNIST-style image."""
+    result = await triton.infer_image(MODEL, upload.data, ["PROBABILITIES"])
+    probabilities = result.outputs["PROBABILITIES"][0]
+    return JSONResponse(
+        {
+            "label": int(probabilities.argmax()),
+            "probabilities": probabilities.tolist(),
+            "model": {"name": result.model, "version": result.version},
+        }
+    )

@@ -1,0 +1,30 @@
+"""The gateway's configuration: one pydantic-settings class, environment prefix GATEWAY_."""
+
+from __future__ import annotations
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+MIB = 1024 * 1024
+
+
+class Settings(BaseSettings):
+    """Every knob of the gateway, typed and validated at start-up."""
+
+    model_config = SettingsConfigDict(env_prefix="GATEWAY_", frozen=True)
+
+    triton_url: str = Field("127.0.0.1:8001", description="Triton gRPC endpoint, host:port")
+    request_timeout_s: float = Field(30.0, gt=0, description="deadline for one Triton call")
+    max_upload_bytes: int = Field(10 * MIB, gt=0, description="largest accepted image upload")
+    max_pixels: int = Field(50_000_000, gt=0, description="largest accepted width x height")
+    max_in_flight: int = Field(256, gt=0, description="concurrent inference requests before 429")
+    retry_after_s: int = Field(1, ge=0, description="Retry-After sent with 429 and 503")
+    ready_models: tuple[str, ...] = Field(("mnist",), description="models /readyz requires")
+
+    @field_validator("triton_url")
+    @classmethod
+    def _host_port(cls, value: str) -> str:
+        host, _, port = value.rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError(f"triton_url must be host:port, got {value!r}")
+        return value

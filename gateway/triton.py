@@ -1,0 +1,106 @@
+"""A typed async wrapper around ONE tritonclient.grpc.aio client per process.
+
+This is the only module that talks to Triton. tritonclient's errors are translated into the
+gateway's own at this boundary (`raise Ours(...) from exc`):
+
+    StatusCode.INVALID_ARGUMENT             -> InvalidImage        422
+    "maximum queue size" / RESOURCE_EXHAUSTED -> Overloaded        429
+    StatusCode.DEADLINE_EXCEEDED            -> UpstreamTimeout     504
+    anything else (UNAVAILABLE, NOT_FOUND, ...) -> TritonUnavailable 503
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import tritonclient.grpc.aio as grpcclient
+from tritonclient.utils import InferenceServerException
+
+from gateway.errors import GatewayError, InvalidImage, Overloaded, TritonUnavailable, UpstreamTimeout
+from gateway.metrics import GatewayMetrics
+
+IMAGE_INPUT = "IMAGE"
+# Keep idle HTTP/2 connections to Triton alive through proxies and detect dead peers.
+CHANNEL_ARGS = [
+    ("grpc.keepalive_time_ms", 30_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.max_send_message_length", 64 * 1024 * 1024),
+    ("grpc.max_receive_message_length", 64 * 1024 * 1024),
+]
+Parameters = Mapping[str, str | int | bool]
+
+
+@dataclass(frozen=True)
+class Inference:
+    """The named output arrays of one inference, and which model version produced them."""
+
+    model: str
+    version: str
+    outputs: dict[str, npt.NDArray[Any]]
+
+
+def translate(exc: InferenceServerException, retry_after_s: int) -> GatewayError:
+    """Map a tritonclient error onto the gateway's hierarchy."""
+    status, message = str(exc.status() or ""), str(exc.message() or exc)
+    if status.endswith("INVALID_ARGUMENT"):
+        return InvalidImage(message)
+    if status.endswith("RESOURCE_EXHAUSTED") or "maximum queue size" in message:
+        return Overloaded(f"the inference server is overloaded: {message}", retry_after_s=retry_after_s)
+    if status.endswith("DEADLINE_EXCEEDED"):
+        return UpstreamTimeout("the inference server did not answer in time")
+    return TritonUnavailable(f"the inference server is unavailable: {message}", retry_after_s=retry_after_s)
+
+
+class TritonClient:
+    """Owns the gRPC channel; opened in the app's lifespan, closed at shutdown."""
+
+    def __init__(self, url: str, timeout_s: float, metrics: GatewayMetrics, retry_after_s: int = 1) -> None:
+        self._client = grpcclient.InferenceServerClient(url, channel_args=CHANNEL_ARGS)
+        self._timeout_s = timeout_s
+        self._metrics = metrics
+        self._retry_after_s = retry_after_s
+
+    async def infer_image(
+        self, model: str, image: bytes, outputs: Sequence[str], parameters: Parameters | None = None
+    ) -> Inference:
+        """Send the upload's bytes as IMAGE [1, n] UINT8; raises GatewayError."""
+        tensor = grpcclient.InferInput(IMAGE_INPUT, [1, len(image)], "UINT8")
+        tensor.set_data_from_numpy(np.frombuffer(image, dtype=np.uint8).reshape(1, -1))
+        requested = [grpcclient.InferRequestedOutput(name) for name in outputs]
+        start, outcome = time.perf_counter(), "ok"
+        try:
+            result = await self._client.infer(
+                model,
+                [tensor],
+                outputs=requested,
+                client_timeout=self._timeout_s,
+                parameters=dict(parameters) if parameters else None,
+            )
+        except InferenceServerException as exc:
+            error = translate(exc, self._retry_after_s)
+            outcome = error.code
+            raise error from exc
+        finally:
+            self._metrics.triton_duration.labels(model, outcome).observe(time.perf_counter() - start)
+        response = result.get_response()
+        arrays = {name: result.as_numpy(name) for name in outputs}
+        return Inference(response.model_name, response.model_version, arrays)
+
+    async def ready(self, models: Sequence[str]) -> list[str]:
+        """The reasons Triton is not ready to serve `models` (empty when it is)."""
+        try:
+            if not await self._client.is_server_ready(client_timeout=self._timeout_s):
+                return ["triton server not ready"]
+            flags = [await self._client.is_model_ready(m, client_timeout=self._timeout_s) for m in models]
+        except InferenceServerException as exc:
+            return [f"triton unreachable: {exc.message()}"]
+        return [f"model {m} not ready" for m, ok in zip(models, flags, strict=True) if not ok]
+
+    async def close(self) -> None:
+        await self._client.close()

@@ -1,0 +1,179 @@
+"""Reading an image upload: byte cap, streaming multipart parse, format sniffing, pixel guard.
+
+The body is consumed chunk by chunk and never spooled to disk; only the `image` field is kept,
+and reading stops as soon as the cap is passed, so an oversized upload costs at most the cap
+in memory. Raw `application/octet-stream` (or `image/*`) bodies are accepted too. Pixels are
+never decoded here: the format comes from the magic bytes and the size from the header.
+
+Raises (gateway.errors): EmptyUpload, MissingField, PayloadTooLarge, UnsupportedMediaType,
+InvalidImage, ClientError (malformed multipart).
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from PIL import Image, UnidentifiedImageError
+from python_multipart.exceptions import MultipartParseError
+from python_multipart.multipart import MultipartParser, parse_options_header
+
+from gateway.errors import (
+    ClientError,
+    EmptyUpload,
+    InvalidImage,
+    MissingField,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+)
+
+FIELD = "image"
+# Room for multipart boundaries, part headers and small extra fields around the image.
+MULTIPART_OVERHEAD_BYTES = 64 * 1024
+RAW_TYPES = ("application/octet-stream", "image/")
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "png"),
+    (b"\xff\xd8\xff", "jpeg"),
+    (b"GIF87a", "gif"),
+    (b"GIF89a", "gif"),
+    (b"BM", "bmp"),
+    (b"II*\x00", "tiff"),
+    (b"MM\x00*", "tiff"),
+)
+SUPPORTED_FORMATS = ("jpeg", "png", "webp", "bmp", "tiff", "gif")
+
+
+@dataclass(frozen=True)
+class ImageUpload:
+    """An accepted upload: its bytes, the sniffed format and the header's dimensions."""
+
+    data: bytes
+    format: str
+    width: int
+    height: int
+
+
+def sniff_format(data: bytes) -> str | None:
+    """The image format named by the leading magic bytes, or None."""
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "webp"
+    return next((name for magic, name in _MAGIC if data.startswith(magic)), None)
+
+
+def header_dimensions(data: bytes, image_format: str) -> tuple[int, int]:
+    """Width and height from the image header alone; raises InvalidImage."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # Pillow's bomb warning: we apply our own cap
+            with Image.open(io.BytesIO(data)) as image:
+                return image.size
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
+        raise InvalidImage(f"the {image_format} header is truncated or corrupt") from exc
+
+
+def validate_image(data: bytes, max_pixels: int) -> ImageUpload:
+    """Check that bytes look like a supported image within the pixel cap."""
+    if not data:
+        raise EmptyUpload("the uploaded image is empty")
+    image_format = sniff_format(data)
+    if image_format is None:
+        raise UnsupportedMediaType(f"unsupported image format; send one of: {', '.join(SUPPORTED_FORMATS)}")
+    width, height = header_dimensions(data, image_format)
+    if width * height > max_pixels:
+        raise InvalidImage(f"image is {width}x{height} pixels, more than the cap of {max_pixels}")
+    return ImageUpload(data, image_format, width, height)
+
+
+def check_declared_length(content_length: str | None, limit: int) -> None:
+    """Refuse before reading when Content-Length already says the body is too big."""
+    if content_length is not None and content_length.isdigit() and int(content_length) > limit:
+        raise PayloadTooLarge(f"request body of {content_length} bytes exceeds {limit} bytes")
+
+
+async def read_raw(chunks: AsyncIterator[bytes], cap: int) -> bytes:
+    """Collect a raw body, stopping as soon as it passes the cap."""
+    body = bytearray()
+    async for chunk in chunks:
+        body += chunk
+        if len(body) > cap:
+            raise PayloadTooLarge(f"image exceeds the upload cap of {cap} bytes")
+    return bytes(body)
+
+
+class _FieldCollector:
+    """python-multipart callbacks that keep only the bytes of one named field.
+
+    Header names and values may arrive split across chunks, so they are accumulated and
+    judged once each header ends.
+    """
+
+    def __init__(self, field: str, cap: int) -> None:
+        self._field, self._cap = field.encode(), cap
+        self._header_name = bytearray()
+        self._header_value = bytearray()
+        self._in_field = False
+        self.found = False
+        self.data = bytearray()
+
+    def on_part_begin(self) -> None:
+        self._in_field = False
+
+    def on_header_field(self, data: bytes, start: int, end: int) -> None:
+        self._header_name += data[start:end]
+
+    def on_header_value(self, data: bytes, start: int, end: int) -> None:
+        self._header_value += data[start:end]
+
+    def on_header_end(self) -> None:
+        if bytes(self._header_name).lower() == b"content-disposition":
+            _, options = parse_options_header(bytes(self._header_value))
+            self._in_field = options.get(b"name") == self._field and not self.found
+            self.found = self.found or self._in_field
+        self._header_name.clear()
+        self._header_value.clear()
+
+    def on_part_data(self, data: bytes, start: int, end: int) -> None:
+        if self._in_field:
+            self.data += data[start:end]
+            if len(self.data) > self._cap:
+                raise PayloadTooLarge(f"image exceeds the upload cap of {self._cap} bytes")
+
+
+async def read_multipart_field(chunks: AsyncIterator[bytes], boundary: bytes, cap: int) -> bytes:
+    """Stream a multipart body and return the `image` field's bytes."""
+    collector = _FieldCollector(FIELD, cap)
+    callbacks = {name: getattr(collector, name) for name in dir(collector) if name.startswith("on_")}
+    parser = MultipartParser(boundary, callbacks, max_size=cap + MULTIPART_OVERHEAD_BYTES)  # type: ignore[arg-type]
+    try:
+        async for chunk in chunks:
+            parser.write(chunk)
+        parser.finalize()
+    except MultipartParseError as exc:
+        raise ClientError(f"malformed multipart body: {exc}") from exc
+    if not collector.found:
+        raise MissingField(f"the multipart body has no {FIELD!r} field")
+    return bytes(collector.data)
+
+
+def boundary_of(content_type: str) -> bytes:
+    """The multipart boundary from a Content-Type header; raises ClientError."""
+    _, options = parse_options_header(content_type)
+    boundary = options.get(b"boundary")
+    if not boundary:
+        raise ClientError("multipart/form-data without a boundary")
+    return boundary
+
+
+async def read_upload_bytes(content_type: str, chunks: AsyncIterator[bytes], cap: int) -> bytes:
+    """The image bytes of a request, multipart field `image` or a raw body."""
+    media_type = content_type.split(";", 1)[0].strip().lower()
+    if media_type == "multipart/form-data":
+        return await read_multipart_field(chunks, boundary_of(content_type), cap)
+    if media_type.startswith(RAW_TYPES):
+        return await read_raw(chunks, cap)
+    raise UnsupportedMediaType(
+        f"send the image as multipart/form-data field {FIELD!r} or as application/octet-stream, "
+        f"not {media_type or 'no content type'}"
+    )

@@ -1,0 +1,56 @@
+"""`python -m gateway serve`: Triton plus the gateway as a user starts them, stopped by a signal."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+
+import cv2
+import httpx
+import pytest
+
+from gateway.local_triton import PROJECT_ROOT
+from tests.support.digits import load_mnist
+from tests.support.servers import free_port
+
+pytestmark = pytest.mark.integration
+READY_TIMEOUT_S = 240.0
+
+
+def wait_ready(url: str, process: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while time.monotonic() < deadline:
+        assert process.poll() is None, f"serve exited early:\n{process.communicate()[0]}"
+        try:
+            if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.5)
+    raise AssertionError("serve did not become ready")
+
+
+@pytest.mark.parametrize("stop_signal", [signal.SIGINT])
+def test_serve_answers_then_stops_cleanly(stop_signal: signal.Signals) -> None:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gateway", "serve", "--host", "127.0.0.1", "--port", str(port)],
+        cwd=PROJECT_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_ready(url, process)
+        images, labels = load_mnist("heldout")
+        png = cv2.imencode(".png", images[5])[1].tobytes()
+        response = httpx.post(f"{url}/v1/mnist", files={"image": ("d.png", png)}, timeout=30)
+        assert response.status_code == 200 and response.json()["label"] == int(labels[5])
+    finally:
+        process.send_signal(stop_signal)
+        output, _ = process.communicate(timeout=60)
+    assert process.returncode == 0, output
+    assert "Triton  :" in output and "Gateway :" in output

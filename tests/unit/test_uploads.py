@@ -1,0 +1,140 @@
+"""Upload parsing and validation: pure functions, fed hostile and malformed bodies."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import AsyncIterator
+
+import pytest
+from PIL import Image
+
+from gateway.errors import (
+    ClientError,
+    EmptyUpload,
+    InvalidImage,
+    MissingField,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+)
+from gateway.uploads import (
+    check_declared_length,
+    read_upload_bytes,
+    sniff_format,
+    validate_image,
+)
+
+BOUNDARY = "testboundary123"
+MULTIPART = f"multipart/form-data; boundary={BOUNDARY}"
+
+
+def encode(image: Image.Image, fmt: str) -> bytes:
+    buffer = io.BytesIO()
+    image.save(buffer, fmt)
+    return buffer.getvalue()
+
+
+def multipart(fields: dict[str, bytes]) -> bytes:
+    parts = [
+        f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"; filename="f"\r\n'
+        f"Content-Type: application/octet-stream\r\n\r\n".encode()
+        + data
+        + b"\r\n"
+        for name, data in fields.items()
+    ]
+    return b"".join(parts) + f"--{BOUNDARY}--\r\n".encode()
+
+
+async def chunked(body: bytes, size: int = 7) -> AsyncIterator[bytes]:
+    for start in range(0, len(body), size):
+        yield body[start : start + size]
+
+
+def read(content_type: str, body: bytes, cap: int = 1 << 20) -> bytes:
+    return asyncio.run(read_upload_bytes(content_type, chunked(body), cap))
+
+
+@pytest.mark.parametrize("fmt", ["PNG", "JPEG", "GIF", "BMP", "TIFF", "WEBP"])
+def test_every_supported_format_is_sniffed_and_sized(fmt: str) -> None:
+    data = encode(Image.new("RGB", (31, 17), "white"), fmt)
+    upload = validate_image(data, max_pixels=10_000)
+    assert upload.format == fmt.lower()
+    assert (upload.width, upload.height) == (31, 17)
+
+
+def test_non_images_are_unsupported_media() -> None:
+    assert sniff_format(b"%PDF-1.7 ...") is None
+    with pytest.raises(UnsupportedMediaType):
+        validate_image(b"<svg xmlns='http://www.w3.org/2000/svg'/>", max_pixels=10)
+
+
+def test_empty_upload_is_its_own_error() -> None:
+    with pytest.raises(EmptyUpload):
+        validate_image(b"", max_pixels=10)
+
+
+def test_truncated_header_is_invalid_image() -> None:
+    with pytest.raises(InvalidImage):
+        validate_image(b"\x89PNG\r\n\x1a\n\x00\x00", max_pixels=10)
+
+
+def test_pixel_cap_is_checked_from_the_header() -> None:
+    data = encode(Image.new("L", (200, 100)), "PNG")
+    with pytest.raises(InvalidImage, match="200x100"):
+        validate_image(data, max_pixels=19_999)
+
+
+def test_multipart_keeps_only_the_image_field() -> None:
+    body = multipart({"note": b"x" * 100, "image": b"\x89PNG-payload", "other": b"y"})
+    assert read(MULTIPART, body) == b"\x89PNG-payload"
+
+
+def test_multipart_without_image_field_is_missing_field() -> None:
+    with pytest.raises(MissingField):
+        read(MULTIPART, multipart({"file": b"abc"}))
+
+
+def test_multipart_over_the_cap_stops_reading() -> None:
+    consumed = 0
+
+    async def endless() -> AsyncIterator[bytes]:
+        nonlocal consumed
+        yield multipart({"image": b""})[: -len(f"\r\n--{BOUNDARY}--\r\n")]
+        while True:
+            consumed += 4096
+            yield b"z" * 4096
+
+    with pytest.raises(PayloadTooLarge):
+        asyncio.run(read_upload_bytes(MULTIPART, endless(), cap=64 * 1024))
+    assert consumed <= 64 * 1024 + 4096
+
+
+def test_raw_body_over_the_cap_is_too_large() -> None:
+    with pytest.raises(PayloadTooLarge):
+        read("application/octet-stream", b"a" * 101, cap=100)
+    assert read("image/png", b"a" * 100, cap=100) == b"a" * 100
+
+
+@pytest.mark.parametrize(
+    "content_type, body",
+    [
+        ("multipart/form-data", b"--x\r\n"),  # no boundary
+        (MULTIPART, b"garbage that is not multipart at all"),
+    ],
+)
+def test_malformed_multipart_is_a_client_error(content_type: str, body: bytes) -> None:
+    with pytest.raises(ClientError):
+        read(content_type, body)
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "application/json", ""])
+def test_other_content_types_are_unsupported(content_type: str) -> None:
+    with pytest.raises(UnsupportedMediaType):
+        read(content_type, b"{}")
+
+
+def test_declared_length_over_limit_is_refused_before_reading() -> None:
+    check_declared_length("100", 100)
+    check_declared_length(None, 100)
+    with pytest.raises(PayloadTooLarge):
+        check_declared_length("101", 100)

@@ -1,0 +1,27 @@
+"""mnist_preprocess: upload bytes -> normalised-geometry 28x28 digit, one response per request."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from imgproc.imaging import ImageError, decode_gray
+from imgproc.mnist import to_mnist
+from pymodel import invalid_argument, model_config, parameter, request_bytes, response
+
+
+class TritonPythonModel:
+    """Thin adapter over imgproc: decode, to_mnist, and a per-request error on bad input."""
+
+    def initialize(self, args: dict[str, str]) -> None:
+        self._max_pixels = int(parameter(model_config(args), "max_pixels"))
+
+    def execute(self, requests: list[Any]) -> list[Any]:
+        return [self._one(request) for request in requests]
+
+    def _one(self, request: Any) -> Any:
+        try:
+            digits = [to_mnist(decode_gray(data, self._max_pixels)) for data in request_bytes(request)]
+        except ImageError as exc:
+            return invalid_argument(str(exc))
+        return response(PIXELS=np.stack(digits)[:, None].astype(np.float32))

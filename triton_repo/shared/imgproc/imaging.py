@@ -1,0 +1,67 @@
+"""Decoding uploaded bytes into pixels, with the guards every pipeline needs.
+
+The gateway only sniffs formats; the real decode happens here, inside Triton. A bad upload
+raises `ImageError`, which the python models turn into an INVALID_ARG error on that one
+request.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+
+import numpy as np
+from PIL import Image, ImageOps
+
+# Pillow's own bomb guard is global state and warns rather than fails; we check
+# explicitly against the caller's cap instead.
+Image.MAX_IMAGE_PIXELS = None
+
+DEFAULT_MAX_PIXELS = 50_000_000
+SUPPORTED_FORMATS = frozenset({"JPEG", "PNG", "WEBP", "BMP", "TIFF", "GIF"})
+
+
+class ImageError(ValueError):
+    """The bytes are not an image we can decode, or the image is too large."""
+
+
+def _open(data: bytes, max_pixels: int) -> Image.Image:
+    if not data:
+        raise ImageError("empty image")
+    try:
+        image = Image.open(io.BytesIO(data))
+    except Exception as exc:  # Pillow raises many types for garbage input
+        raise ImageError("not a recognised image format") from exc
+    if image.format not in SUPPORTED_FORMATS:
+        raise ImageError(f"unsupported image format: {image.format}")
+    width, height = image.size
+    if width <= 0 or height <= 0:
+        raise ImageError("image has no pixels")
+    if width * height > max_pixels:
+        raise ImageError(f"image has {width * height} pixels, more than the cap of {max_pixels}")
+    return image
+
+
+def _load(image: Image.Image, mode: str) -> np.ndarray:
+    image_format = image.format
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            image = ImageOps.exif_transpose(image) or image
+            if image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info):
+                # Transparent pixels become white paper, not black.
+                background = Image.new("RGBA", image.size, (255, 255, 255, 255))
+                image = Image.alpha_composite(background, image.convert("RGBA"))
+            return np.asarray(image.convert(mode))
+    except Exception as exc:  # truncated or corrupt pixel data surfaces only on load
+        raise ImageError(f"cannot decode the {image_format} image: {exc}") from exc
+
+
+def decode_rgb(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> np.ndarray:
+    """Decode bytes to an upright HxWx3 uint8 RGB array; raises ImageError."""
+    return _load(_open(data, max_pixels), "RGB")
+
+
+def decode_gray(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> np.ndarray:
+    """Decode bytes to an upright HxW uint8 grayscale array; raises ImageError."""
+    return _load(_open(data, max_pixels), "L")

@@ -1,0 +1,40 @@
+"""The recogniser's character table, read from the ONNX model itself (one source of truth).
+
+PP-OCR exports store the dictionary as the newline-separated metadata entry `character`.
+The CTC output has two more classes than that list: the blank at index 0 and a space
+appended at the end, which PP-OCR adds at training time; `load_charset` returns the full
+table so that `charset[class_index]` is the character.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import onnxruntime as ort
+
+CHARSET_METADATA_KEY = "character"
+BLANK_TOKEN = "blank"  # placeholder at index 0; the decoder never emits it
+SPACE = " "
+
+
+def charset_from_metadata(text: str) -> list[str]:
+    """The metadata's newline-separated characters with the blank in front and the space behind."""
+    return [BLANK_TOKEN, *text.splitlines(), SPACE]
+
+
+def load_charset(model_path: Path | str) -> list[str]:
+    """Full CTC class table of a PP-OCR recogniser.
+
+    Raises ValueError if the model lacks the metadata or its output width disagrees.
+    """
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+    metadata = session.get_modelmeta().custom_metadata_map
+    if CHARSET_METADATA_KEY not in metadata:
+        raise ValueError(f"{model_path} has no '{CHARSET_METADATA_KEY}' metadata")
+    charset = charset_from_metadata(metadata[CHARSET_METADATA_KEY])
+    classes = session.get_outputs()[0].shape[-1]
+    if isinstance(classes, int) and classes != len(charset):
+        raise ValueError(f"{model_path} outputs {classes} classes but its table has {len(charset)}")
+    return charset

@@ -1,0 +1,117 @@
+"""Direction classifier and recogniser tensors, and CTC decoding, as RapidOCR 1.4.4 does them.
+
+Crops are uint8 BGR line images (see `geometry.crop_quad`). Both models take lines resized
+to height 48 keeping their aspect ratio, scaled to [-1, 1] and right-padded with zeros:
+the classifier at a fixed width of 192, the recogniser at a width set by the widest line of
+the batch (at least 320). RapidOCR sorts lines by aspect ratio and recognises them in groups
+of `REC_BATCH_SIZE`; `aspect_batches` reproduces that grouping, because the padding width a
+line sees changes its scores slightly. `ctc_decode` is greedy CTC with the recogniser's
+character table (`charset.load_charset`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+CHANNELS = 3
+CLS_HEIGHT = 48
+CLS_WIDTH = 192
+CLS_THRESH = 0.9
+CLS_UPSIDE_DOWN = 1  # class index of "180" in the classifier's ("0", "180") output
+REC_HEIGHT = 48
+REC_MIN_WIDTH = 320
+REC_BATCH_SIZE = 6
+TEXT_SCORE = 0.5
+BLANK_INDEX = 0
+PIXEL_MAX = 255
+
+
+def _normalize_table() -> np.ndarray:
+    """uint8 -> float32 lookup reproducing PP-OCR's float32 (x / 255 - 0.5) / 0.5 exactly."""
+    half = np.float32(0.5)
+    return (np.arange(PIXEL_MAX + 1, dtype=np.float32) / np.float32(PIXEL_MAX) - half) / half
+
+
+_LINE_TABLE = _normalize_table()
+
+
+def _resized_width(crop: np.ndarray, height: int, max_width: int) -> int:
+    """Width after scaling the crop to `height`, rounded up, capped at `max_width`."""
+    scaled = math.ceil(height * (crop.shape[1] / float(crop.shape[0])))
+    return max_width if scaled > max_width else int(scaled)
+
+
+def _pad_lines(crops: Sequence[np.ndarray], height: int, width: int) -> np.ndarray:
+    """float32[N, 3, height, width]: each crop resized to `height`, normalised, zero-padded right."""
+    batch = np.zeros((len(crops), CHANNELS, height, width), dtype=np.float32)
+    for row, crop in enumerate(crops):
+        resized = cv2.resize(crop, (_resized_width(crop, height, width), height))
+        batch[row, :, :, : resized.shape[1]] = _LINE_TABLE[resized].transpose(2, 0, 1)
+    return batch
+
+
+def cls_preprocess(crops: Sequence[np.ndarray]) -> np.ndarray:
+    """uint8 BGR crops -> float32[N, 3, 48, 192] input of `text_direction`."""
+    return _pad_lines(crops, CLS_HEIGHT, CLS_WIDTH)
+
+
+def upside_down(cls_output: np.ndarray, thresh: float = CLS_THRESH) -> np.ndarray:
+    """bool[N]: the classifier's float32[N, 2] output says "180" with probability above `thresh`."""
+    probs = np.asarray(cls_output, np.float32).reshape(-1, 2)
+    labels = probs.argmax(axis=1)
+    flips: np.ndarray = (labels == CLS_UPSIDE_DOWN) & (probs[np.arange(len(probs)), labels] > thresh)
+    return flips
+
+
+def apply_direction(
+    crops: Sequence[np.ndarray], cls_output: np.ndarray, thresh: float = CLS_THRESH
+) -> list[np.ndarray]:
+    """Turn upside-down crops by 180 degrees; raises ValueError on a count mismatch."""
+    flips = upside_down(cls_output, thresh)
+    if len(flips) != len(crops):
+        raise ValueError(f"{len(crops)} crops but {len(flips)} direction scores")
+    return [cv2.rotate(c, cv2.ROTATE_180) if f else c for c, f in zip(crops, flips, strict=True)]
+
+
+def rec_width(crops: Sequence[np.ndarray]) -> int:
+    """Recogniser input width for these crops: 48 x the widest aspect ratio, at least 320."""
+    ratio = max([REC_MIN_WIDTH / REC_HEIGHT] + [c.shape[1] / c.shape[0] for c in crops])
+    return int(REC_HEIGHT * ratio)
+
+
+def rec_preprocess(crops: Sequence[np.ndarray]) -> np.ndarray:
+    """uint8 BGR crops -> float32[N, 3, 48, W] input of `text_recognition`, W = `rec_width(crops)`."""
+    return _pad_lines(crops, REC_HEIGHT, rec_width(crops))
+
+
+def aspect_batches(crops: Sequence[np.ndarray], batch_size: int = REC_BATCH_SIZE) -> list[np.ndarray]:
+    """RapidOCR's recognition groups: crop indices sorted by aspect ratio, in chunks of `batch_size`."""
+    order = np.argsort(np.array([c.shape[1] / float(c.shape[0]) for c in crops]))
+    return [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
+
+
+def _decode_row(indices: np.ndarray, best: np.ndarray, charset: Sequence[str]) -> tuple[str, float]:
+    """One sequence: collapse repeats, drop blanks; score = mean probability of the kept steps."""
+    keep = indices != BLANK_INDEX
+    keep[1:] &= indices[1:] != indices[:-1]
+    text = "".join(charset[i] for i in indices[keep])
+    score = float(best[keep].astype(np.float64).mean()) if keep.any() else 0.0
+    return text, score
+
+
+def ctc_decode(probs: np.ndarray, charset: Sequence[str]) -> list[tuple[str, float]]:
+    """Greedy CTC over float32[N, T, C] softmax -> [(text, score)]; ValueError if C != len(charset)."""
+    probs = np.asarray(probs, np.float32)
+    if probs.ndim != 3 or probs.shape[2] != len(charset):
+        raise ValueError(f"expected [N, T, {len(charset)}] probabilities, got {list(probs.shape)}")
+    indices, best = probs.argmax(axis=2), probs.max(axis=2)
+    return [_decode_row(row, row_best, charset) for row, row_best in zip(indices, best, strict=True)]
+
+
+def confident(scores: np.ndarray, text_score: float = TEXT_SCORE) -> np.ndarray:
+    """bool[N]: lines RapidOCR keeps in its full pipeline (score >= `text_score`)."""
+    return np.asarray(scores, np.float64) >= text_score
