@@ -1,0 +1,41 @@
+"""ctc_decode: recogniser softmax -> texts and scores, with the boxes of the lines kept."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from imgproc.text import confident, ctc_decode
+from imgproc.text.charset import load_charset
+from pymodel import input_array, invalid_argument, model_config, parameter, response
+
+# The charset is read from the recogniser itself, a sibling in the model repository.
+RECOGNIZER = Path("text_recognition") / "1" / "model.onnx"
+
+
+class TritonPythonModel:
+    """Thin adapter over imgproc.text.ctc_decode; the charset is loaded once."""
+
+    def initialize(self, args: dict[str, str]) -> None:
+        self._text_score = float(parameter(model_config(args), "text_score"))
+        self._charset = load_charset(Path(args["model_repository"]).parent / RECOGNIZER)
+
+    def execute(self, requests: list[Any]) -> list[Any]:
+        return [self._one(request) for request in requests]
+
+    def _one(self, request: Any) -> Any:
+        count = int(input_array(request, "LINE_COUNT")[0])
+        boxes = input_array(request, "BOXES")
+        try:
+            decoded = ctc_decode(input_array(request, "PROBABILITIES")[:count], self._charset)
+        except ValueError as exc:
+            return invalid_argument(str(exc))
+        scores = np.array([score for _, score in decoded], np.float64)
+        texts = np.array([text.encode() for text, _ in decoded], dtype=np.object_)
+        if input_array(request, "FILTER_SCORES")[0]:
+            keep = confident(scores, self._text_score)
+            texts, scores, boxes = texts[keep], scores[keep], boxes[keep]
+        return response(
+            TEXTS=texts, SCORES=scores.astype(np.float32), POLYGONS=np.ascontiguousarray(boxes, np.float32)
+        )

@@ -1,0 +1,36 @@
+"""ocr_preprocess: upload bytes -> detector input, working image, scale info and upload size."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from imgproc.imaging import ImageError, decode_rgb
+from imgproc.text import det_preprocess, prepare_image
+from pymodel import invalid_argument, model_config, parameter, request_bytes, response
+
+
+class TritonPythonModel:
+    """Thin adapter over imgproc.text: decode once, shrink to the working image, build the tensor."""
+
+    def initialize(self, args: dict[str, str]) -> None:
+        self._max_pixels = int(parameter(model_config(args), "max_pixels"))
+
+    def execute(self, requests: list[Any]) -> list[Any]:
+        return [self._one(request) for request in requests]
+
+    def _one(self, request: Any) -> Any:
+        try:
+            (data,) = request_bytes(request)
+            rgb = decode_rgb(data, self._max_pixels)
+            working, scale = prepare_image(rgb)
+        except (ImageError, ValueError) as exc:
+            return invalid_argument(str(exc))
+        size = np.array(rgb.shape[:2], np.int32)
+        del rgb  # a large upload's full-size pixels are not needed past this point
+        return response(
+            DETECTION_INPUT=det_preprocess(working),
+            WORKING_IMAGE=working,
+            SCALE=scale.to_array(),
+            IMAGE_SIZE=size,
+        )
