@@ -50,7 +50,7 @@ train:
 	.venv-train/bin/python -m pip install -q -r training/mnist/requirements.txt
 	.venv-train/bin/python training/mnist/train.py
 
-bench: setup
+bench: setup reference
 	$(BIN)/python -m bench
 
 clean:

@@ -15,7 +15,7 @@ from gateway.deps import InFlightLimiter
 from gateway.docs import install_offline_docs
 from gateway.errors import install_error_handlers
 from gateway.metrics import GatewayMetrics, MetricsMiddleware
-from gateway.routers import health, mnist, ocr
+from gateway.routers import health, mnist, ocr, seal
 from gateway.settings import Settings
 from gateway.triton import TritonClient
 
@@ -62,6 +62,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     install_error_handlers(app)
     install_offline_docs(app)
-    for router in (health.router, mnist.router, ocr.router):
+    for router in (health.router, mnist.router, ocr.router, seal.router):
         app.include_router(router)
     return app

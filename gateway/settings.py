@@ -19,7 +19,9 @@ class Settings(BaseSettings):
     max_pixels: int = Field(50_000_000, gt=0, description="largest accepted width x height")
     max_in_flight: int = Field(256, gt=0, description="concurrent inference requests before 429")
     retry_after_s: int = Field(1, ge=0, description="Retry-After sent with 429 and 503")
-    ready_models: tuple[str, ...] = Field(("mnist", "ocr", "ocr_line"), description="models /readyz requires")
+    ready_models: tuple[str, ...] = Field(
+        ("mnist", "ocr", "ocr_line", "seal"), description="models /readyz requires"
+    )
 
     @field_validator("triton_url")
     @classmethod

@@ -11,7 +11,7 @@ from gateway.local_triton import LocalTriton
 from gateway.settings import Settings
 from tests.support.servers import serve_gateway
 
-ALL_MODELS = ("mnist", "ocr", "ocr_line")
+ALL_MODELS = ("mnist", "ocr", "ocr_line", "seal")
 
 
 @pytest.fixture(scope="session")

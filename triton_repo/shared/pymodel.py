@@ -7,16 +7,51 @@ only inside the Python backend's stub process.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import triton_python_backend_utils as pb_utils
-from imgproc.text import apply_direction, cls_preprocess
+from imgproc.text import (
+    apply_direction,
+    cls_preprocess,
+    crop_quad,
+    ctc_decode,
+    db_postprocess,
+    det_preprocess,
+    prepare_image,
+    rec_preprocess,
+    sort_reading_order,
+)
+from imgproc.text.charset import load_charset
 
-# text_direction's tensors, as its config.pbtxt (and the ONNX export) names them.
+# The PP-OCR models' tensors, as their config.pbtxt (and the ONNX exports) name them.
 DIRECTION_MODEL = "text_direction"
 DIRECTION_INPUT = "x"
 DIRECTION_OUTPUT = "save_infer_model/scale_0.tmp_1"
+DETECTION_MODEL = "text_detection"
+DETECTION_INPUT = "x"
+DETECTION_OUTPUT = "sigmoid_0.tmp_0"
+RECOGNITION_MODEL = "text_recognition"
+RECOGNITION_INPUT = "x"
+RECOGNITION_OUTPUT = "softmax_11.tmp_0"
+# The charset is read from the recogniser itself, a sibling in the model repository.
+RECOGNIZER_ONNX = Path(RECOGNITION_MODEL) / "1" / "model.onnx"
+
+
+class PerRequestModel:
+    """Base of the python models: exactly one response per request, in order.
+
+    Subclasses implement `respond`, which reports a bad request as an error response
+    (`invalid_argument`) instead of raising for the whole batch.
+    """
+
+    def execute(self, requests: list[Any]) -> list[Any]:
+        return [self.respond(request) for request in requests]
+
+    def respond(self, request: Any) -> Any:
+        raise NotImplementedError
 
 
 def model_config(args: dict[str, str]) -> dict[str, Any]:
@@ -31,6 +66,11 @@ def parameter(config: dict[str, Any], key: str) -> str:
         return str(config["parameters"][key]["string_value"])
     except KeyError as exc:
         raise KeyError(f"config.pbtxt of {config.get('name')} lacks parameter {key!r}") from exc
+
+
+def max_pixels(args: dict[str, str]) -> int:
+    """The `max_pixels` parameter: the decode guard of every model that takes an upload."""
+    return int(parameter(model_config(args), "max_pixels"))
 
 
 def input_array(request: Any, name: str) -> np.ndarray:
@@ -71,6 +111,31 @@ def upright(crops: list[np.ndarray]) -> list[np.ndarray]:
         return []
     scores = call_model(DIRECTION_MODEL, {DIRECTION_INPUT: cls_preprocess(crops)}, DIRECTION_OUTPUT)
     return apply_direction(crops, scores)
+
+
+def recogniser_charset(args: dict[str, str]) -> list[str]:
+    """The character table of text_recognition, read once from its ONNX metadata."""
+    return load_charset(Path(args["model_repository"]).parent / RECOGNIZER_ONNX)
+
+
+def _three_channels(image: np.ndarray) -> np.ndarray:
+    return np.repeat(image[:, :, None], 3, axis=2) if image.ndim == 2 else image
+
+
+def recognise(images: Sequence[np.ndarray], charset: Sequence[str]) -> list[tuple[str, float]]:
+    """Text and confidence of each line image (gray or BGR), in one BLS call; raises ModelCallError."""
+    if not images:  # Triton rejects an empty batch
+        return []
+    batch = rec_preprocess([_three_channels(image) for image in images])
+    return ctc_decode(call_model(RECOGNITION_MODEL, {RECOGNITION_INPUT: batch}, RECOGNITION_OUTPUT), charset)
+
+
+def read_lines(image: np.ndarray, charset: Sequence[str]) -> list[tuple[str, float]]:
+    """Detect, order, straighten and recognise the text lines of an image; raises ModelCallError."""
+    working, _ = prepare_image(_three_channels(image))
+    probabilities = call_model(DETECTION_MODEL, {DETECTION_INPUT: det_preprocess(working)}, DETECTION_OUTPUT)
+    boxes, _ = db_postprocess(probabilities, working.shape[:2])
+    return recognise(upright([crop_quad(working, box) for box in boxes[sort_reading_order(boxes)]]), charset)
 
 
 def internal_error(message: str) -> Any:

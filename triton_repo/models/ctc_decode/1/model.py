@@ -2,29 +2,29 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from imgproc.text import confident, ctc_decode
-from imgproc.text.charset import load_charset
-from pymodel import input_array, invalid_argument, model_config, parameter, response
+from pymodel import (
+    PerRequestModel,
+    input_array,
+    invalid_argument,
+    model_config,
+    parameter,
+    recogniser_charset,
+    response,
+)
 
-# The charset is read from the recogniser itself, a sibling in the model repository.
-RECOGNIZER = Path("text_recognition") / "1" / "model.onnx"
 
-
-class TritonPythonModel:
+class TritonPythonModel(PerRequestModel):
     """Thin adapter over imgproc.text.ctc_decode; the charset is loaded once."""
 
     def initialize(self, args: dict[str, str]) -> None:
         self._text_score = float(parameter(model_config(args), "text_score"))
-        self._charset = load_charset(Path(args["model_repository"]).parent / RECOGNIZER)
+        self._charset = recogniser_charset(args)
 
-    def execute(self, requests: list[Any]) -> list[Any]:
-        return [self._one(request) for request in requests]
-
-    def _one(self, request: Any) -> Any:
+    def respond(self, request: Any) -> Any:
         count = int(input_array(request, "LINE_COUNT")[0])
         boxes = input_array(request, "BOXES")
         try:

@@ -7,19 +7,22 @@ from typing import Any
 import numpy as np
 from imgproc.imaging import ImageError, decode_gray
 from imgproc.mnist import to_mnist
-from pymodel import invalid_argument, model_config, parameter, request_bytes, response
+from pymodel import (
+    PerRequestModel,
+    invalid_argument,
+    max_pixels,
+    request_bytes,
+    response,
+)
 
 
-class TritonPythonModel:
+class TritonPythonModel(PerRequestModel):
     """Thin adapter over imgproc: decode, to_mnist, and a per-request error on bad input."""
 
     def initialize(self, args: dict[str, str]) -> None:
-        self._max_pixels = int(parameter(model_config(args), "max_pixels"))
+        self._max_pixels = max_pixels(args)
 
-    def execute(self, requests: list[Any]) -> list[Any]:
-        return [self._one(request) for request in requests]
-
-    def _one(self, request: Any) -> Any:
+    def respond(self, request: Any) -> Any:
         try:
             digits = [to_mnist(decode_gray(data, self._max_pixels)) for data in request_bytes(request)]
         except ImageError as exc:

@@ -16,6 +16,7 @@ from imgproc.text import (
 from imgproc.text.recognition import CHANNELS, REC_HEIGHT, REC_MIN_WIDTH
 from pymodel import (
     ModelCallError,
+    PerRequestModel,
     input_array,
     internal_error,
     invalid_argument,
@@ -30,16 +31,13 @@ from pymodel import (
 BLANK_ROW = np.zeros((1, CHANNELS, REC_HEIGHT, REC_MIN_WIDTH), np.float32)
 
 
-class TritonPythonModel:
+class TritonPythonModel(PerRequestModel):
     """Thin adapter over imgproc.text: DB boxes, reading order, crops, direction, rec tensor."""
 
     def initialize(self, args: dict[str, str]) -> None:
         self._max_lines = int(parameter(model_config(args), "max_lines"))
 
-    def execute(self, requests: list[Any]) -> list[Any]:
-        return [self._one(request) for request in requests]
-
-    def _one(self, request: Any) -> Any:
+    def respond(self, request: Any) -> Any:
         image = input_array(request, "WORKING_IMAGE")
         try:
             scale = ScaleInfo.from_array(input_array(request, "SCALE"))

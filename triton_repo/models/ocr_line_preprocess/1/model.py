@@ -9,10 +9,10 @@ from imgproc.imaging import ImageError, decode_rgb
 from imgproc.text import prepare_line, rec_preprocess
 from pymodel import (
     ModelCallError,
+    PerRequestModel,
     internal_error,
     invalid_argument,
-    model_config,
-    parameter,
+    max_pixels,
     request_bytes,
     response,
     upright,
@@ -24,16 +24,13 @@ def outline(height: int, width: int) -> np.ndarray:
     return np.array([[[0, 0], [width, 0], [width, height], [0, height]]], np.float32)
 
 
-class TritonPythonModel:
+class TritonPythonModel(PerRequestModel):
     """Thin adapter over imgproc.text, as RapidOCR's use_det=False: no detection, no score filter."""
 
     def initialize(self, args: dict[str, str]) -> None:
-        self._max_pixels = int(parameter(model_config(args), "max_pixels"))
+        self._max_pixels = max_pixels(args)
 
-    def execute(self, requests: list[Any]) -> list[Any]:
-        return [self._one(request) for request in requests]
-
-    def _one(self, request: Any) -> Any:
+    def respond(self, request: Any) -> Any:
         try:
             (data,) = request_bytes(request)
             rgb = decode_rgb(data, self._max_pixels)

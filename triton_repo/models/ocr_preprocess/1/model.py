@@ -7,19 +7,22 @@ from typing import Any
 import numpy as np
 from imgproc.imaging import ImageError, decode_rgb
 from imgproc.text import det_preprocess, prepare_image
-from pymodel import invalid_argument, model_config, parameter, request_bytes, response
+from pymodel import (
+    PerRequestModel,
+    invalid_argument,
+    max_pixels,
+    request_bytes,
+    response,
+)
 
 
-class TritonPythonModel:
+class TritonPythonModel(PerRequestModel):
     """Thin adapter over imgproc.text: decode once, shrink to the working image, build the tensor."""
 
     def initialize(self, args: dict[str, str]) -> None:
-        self._max_pixels = int(parameter(model_config(args), "max_pixels"))
+        self._max_pixels = max_pixels(args)
 
-    def execute(self, requests: list[Any]) -> list[Any]:
-        return [self._one(request) for request in requests]
-
-    def _one(self, request: Any) -> Any:
+    def respond(self, request: Any) -> Any:
         try:
             (data,) = request_bytes(request)
             rgb = decode_rgb(data, self._max_pixels)

@@ -1,0 +1,1 @@
+"""Benchmarks: load runs against the real stack, side by side with references, in one run."""

@@ -1,0 +1,224 @@
+"""Drawing one synthetic seal as an ink-density image, in the seal's own upright frame.
+
+A seal is a thick border (ellipse or rectangle), rim text along the border (character tops
+outward, reading clockwise, centred on the top), optionally a 13-digit code along the bottom
+arc (tops inward, reading left to right), a five-pointed star, a tax-ID line and a purpose
+line such as 合同专用章. Glyphs are rendered with Pillow from the Noto CJK and WenQuanYi fonts
+and placed with one affine warp each; positions along an oval follow arc length so the
+spacing is even. The geometry is written independently of `imgproc.seal` on purpose: the
+generator is the ground truth the seal functions are measured against.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+FontRef = tuple[str, int]
+CJK_FONTS: tuple[FontRef, ...] = (
+    ("/usr/share/fonts/opentype/noto/NotoSerifCJK-Bold.ttc", 2),
+    ("/usr/share/fonts/opentype/noto/NotoSerifCJK-Regular.ttc", 2),
+    ("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc", 2),
+    ("/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc", 2),
+    ("/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc", 0),
+)
+DIGIT_FONTS: tuple[FontRef, ...] = (
+    ("/usr/share/fonts/truetype/dejavu/DejaVuSansCondensed.ttf", 0),
+    ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 0),
+    ("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc", 2),
+)
+INK = 255
+TILE_MARGIN = 1.4  # glyph tiles are this many font sizes wide, so nothing is clipped
+SAMPLES_PER_CURVE = 4096
+STAR_INNER_RATIO = 0.382  # inner/outer radius of a regular five-pointed star
+STAR_POINTS = 5
+CODE_ADVANCE = 0.8  # digit pitch along the arc, in font sizes
+
+
+def available_fonts(fonts: tuple[FontRef, ...]) -> tuple[FontRef, ...]:
+    """The fonts of a list that are installed."""
+    return tuple(font for font in fonts if Path(font[0]).is_file())
+
+
+@dataclass(frozen=True)
+class SealSpec:
+    """Everything needed to draw one seal; lengths in pixels."""
+
+    shape: str  # "round", "oval" or "rect"
+    axes: tuple[float, float]  # semi-axes (rect: half sides), first along x
+    rim_text: str
+    inner_texts: tuple[str, ...]
+    code: str | None
+    star: bool
+    font: FontRef
+    digit_font: FontRef
+    ring: float  # border thickness
+    rim_size: float  # rim font size
+    rim_gap: float  # space between the border and the rim text
+    squeeze: float  # horizontal scale of rim glyphs (real seals use narrow type)
+    span_fraction: float  # share of the perimeter the rim text covers
+    code_size: float
+
+
+@functools.lru_cache(maxsize=256)
+def truetype(font: FontRef, size: int) -> ImageFont.FreeTypeFont:
+    """A loaded font (CJK collections are slow to open, so they are cached)."""
+    return ImageFont.truetype(font[0], size, index=font[1])
+
+
+@functools.lru_cache(maxsize=4096)
+def glyph(text: str, font: FontRef, size: int) -> np.ndarray:
+    """A uint8 tile with `text` drawn centred in white on black."""
+    face = truetype(font, size)
+    width = int(face.getlength(text) + size * (TILE_MARGIN - 1.0)) + 2
+    tile = Image.new("L", (max(width, int(size * TILE_MARGIN)), int(size * TILE_MARGIN)), 0)
+    ImageDraw.Draw(tile).text((tile.width / 2, tile.height / 2), text, fill=INK, font=face, anchor="mm")
+    return np.asarray(tile)
+
+
+def stamp(
+    canvas: np.ndarray, tile: np.ndarray, center: np.ndarray, up: np.ndarray, scale: tuple[float, float]
+) -> None:
+    """Draw `tile` onto `canvas` centred at `center`, its top facing the unit vector `up`."""
+    rot = np.array([[-up[1], -up[0]], [up[0], -up[1]]]) @ np.diag(scale)
+    tile_center = np.array([tile.shape[1] / 2.0, tile.shape[0] / 2.0])
+    matrix = np.hstack([rot, (center - rot @ tile_center)[:, None]])
+    size = (canvas.shape[1], canvas.shape[0])
+    warped = cv2.warpAffine(tile, matrix, size, flags=cv2.INTER_LINEAR, borderValue=0)
+    np.maximum(canvas, warped, out=canvas)
+
+
+def _curve(axes: tuple[float, float], inset: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Points, outward normals and cumulative arc length of an ellipse moved `inset` inwards."""
+    a, b = axes
+    t = np.linspace(0.0, 2.0 * np.pi, SAMPLES_PER_CURVE, endpoint=False)
+    normal = np.stack([b * np.cos(t), a * np.sin(t)], axis=1)
+    normal /= np.linalg.norm(normal, axis=1, keepdims=True)
+    points = np.stack([a * np.cos(t), b * np.sin(t)], axis=1) - inset * normal
+    steps = np.linalg.norm(np.diff(np.vstack([points, points[:1]]), axis=0), axis=1)
+    return points, normal, np.concatenate([[0.0], np.cumsum(steps)[:-1]])
+
+
+def along_ellipse(
+    axes: tuple[float, float], inset: float, fractions: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Points and outward normals at perimeter fractions (0 = +x, growing clockwise on screen)."""
+    points, normal, length = _curve(axes, inset)
+    total = length[-1] + np.linalg.norm(points[0] - points[-1])
+    index = np.searchsorted(length, (fractions % 1.0) * total).clip(0, len(length) - 1)
+    return points[index], normal[index]
+
+
+def perimeter(axes: tuple[float, float], inset: float) -> float:
+    """Length of the ellipse moved `inset` inwards."""
+    points, _, length = _curve(axes, inset)
+    return float(length[-1] + np.linalg.norm(points[0] - points[-1]))
+
+
+def _draw_rim(canvas: np.ndarray, origin: np.ndarray, spec: SealSpec) -> None:
+    inset = spec.ring + spec.rim_gap + spec.rim_size / 2.0
+    count = len(spec.rim_text)
+    step = spec.span_fraction / max(count - 1, 1) if count > 1 else 0.0
+    top = 0.75  # the top of the seal, as a perimeter fraction from +x clockwise
+    fractions = top + (np.arange(count) - (count - 1) / 2.0) * step
+    points, normals = along_ellipse(spec.axes, inset, fractions)
+    for char, point, normal in zip(spec.rim_text, points, normals, strict=True):
+        tile = glyph(char, spec.font, round(spec.rim_size))
+        stamp(canvas, tile, origin + point, normal, (spec.squeeze, 1.0))
+
+
+def _draw_code(canvas: np.ndarray, origin: np.ndarray, spec: SealSpec) -> None:
+    if not spec.code:
+        return
+    inset = spec.ring + spec.rim_gap * 0.5 + spec.code_size / 2.0
+    step = spec.code_size * CODE_ADVANCE / perimeter(spec.axes, inset)
+    count = len(spec.code)
+    fractions = 0.25 + ((count - 1) / 2.0 - np.arange(count)) * step  # bottom, left to right
+    points, normals = along_ellipse(spec.axes, inset, fractions)
+    for char, point, normal in zip(spec.code, points, normals, strict=True):
+        stamp(
+            canvas, glyph(char, spec.digit_font, round(spec.code_size)), origin + point, -normal, (0.85, 1.0)
+        )
+
+
+def _star(canvas: np.ndarray, center: np.ndarray, radius: float) -> None:
+    angles = -np.pi / 2.0 + np.arange(2 * STAR_POINTS) * np.pi / STAR_POINTS
+    radii = np.where(np.arange(2 * STAR_POINTS) % 2 == 0, radius, radius * STAR_INNER_RATIO)
+    points = center + np.stack([radii * np.cos(angles), radii * np.sin(angles)], axis=1)
+    cv2.fillPoly(canvas, [np.rint(points * 16).astype(np.int32)], INK, cv2.LINE_AA, shift=4)
+
+
+def _line(
+    canvas: np.ndarray, center: np.ndarray, text: str, font: FontRef, size: float, width: float
+) -> None:
+    """A horizontal line of text centred at `center`, squeezed to at most `width`."""
+    tile = glyph(text, font, max(4, round(size)))
+    squeeze = min(1.0, width / max(tile.shape[1] - size * (TILE_MARGIN - 1.0), 1.0))
+    stamp(canvas, tile, center, np.array([0.0, -1.0]), (squeeze, 1.0))
+
+
+def _inner_layout(spec: SealSpec) -> list[tuple[str, float, float]]:
+    """(text, y offset, font size) of the horizontal lines, relative to the short axis."""
+    b = spec.axes[1]
+    texts = list(spec.inner_texts)
+    if not texts:
+        return []
+    if spec.shape == "round":
+        offsets = [0.4 * b] if len(texts) == 1 else [0.1 * b, 0.4 * b]
+        sizes = [0.17 * b] if len(texts) == 1 else [0.12 * b, 0.16 * b]
+    else:
+        offsets = [0.3 * b] if len(texts) == 1 else [0.0, 0.38 * b]
+        sizes = [0.22 * b] if len(texts) == 1 else [0.16 * b, 0.2 * b]
+    return list(zip(texts, offsets[-len(texts) :], sizes[-len(texts) :], strict=True))
+
+
+def _draw_inner(canvas: np.ndarray, origin: np.ndarray, spec: SealSpec) -> None:
+    """Horizontal lines kept inside the rim band, and the star."""
+    band = spec.ring + spec.rim_gap + spec.rim_size * 1.1
+    inner_a, inner_b = spec.axes[0] - band, spec.axes[1] - band
+    for text, offset, size in _inner_layout(spec):
+        edge = min(1.0, (abs(offset) + size / 2.0) / inner_b)
+        half = np.sqrt(1.0 - edge**2) * inner_a
+        font = spec.digit_font if text.isascii() else spec.font
+        _line(canvas, origin + np.array([0.0, offset]), text, font, size, 1.9 * half)
+    if spec.star:
+        two_lines = len(spec.inner_texts) > 1
+        radius = (0.22 if two_lines else 0.3) * spec.axes[1]
+        _star(canvas, origin + np.array([0.0, (-0.25 if two_lines else -0.08) * spec.axes[1]]), radius)
+
+
+def _draw_rect(canvas: np.ndarray, origin: np.ndarray, spec: SealSpec) -> None:
+    a, b = spec.axes
+    thickness = max(1, round(spec.ring))
+    corner0 = np.rint(origin - [a - spec.ring / 2, b - spec.ring / 2]).astype(int)
+    corner1 = np.rint(origin + [a - spec.ring / 2, b - spec.ring / 2]).astype(int)
+    cv2.rectangle(canvas, tuple(int(v) for v in corner0), tuple(int(v) for v in corner1), INK, thickness)
+    lines = (spec.rim_text, *spec.inner_texts)
+    inner_h = 2.0 * (b - spec.ring - spec.rim_gap)
+    size = min(spec.rim_size, inner_h / (len(lines) * 1.15))
+    for i, text in enumerate(lines):
+        y = (i - (len(lines) - 1) / 2.0) * size * 1.15
+        line_size = size if i == 0 else size * 0.8
+        _line(canvas, origin + np.array([0.0, y]), text, spec.font, line_size, 2.0 * (a - spec.ring * 2.5))
+
+
+def render_seal(spec: SealSpec) -> np.ndarray:
+    """Ink density in [0, 1] of an upright seal, on a canvas centred on the seal."""
+    a, b = spec.axes
+    pad = int(np.ceil(spec.ring + 4))
+    canvas = np.zeros((int(2 * (b + pad)), int(2 * (a + pad))), np.uint8)
+    origin = np.array([canvas.shape[1] / 2.0, canvas.shape[0] / 2.0])
+    if spec.shape == "rect":
+        _draw_rect(canvas, origin, spec)
+        return canvas.astype(np.float32) / INK
+    full = (round(2 * (a - spec.ring / 2)), round(2 * (b - spec.ring / 2)))
+    cv2.ellipse(canvas, (tuple(origin), full, 0.0), INK, max(1, round(spec.ring)), cv2.LINE_AA)
+    _draw_rim(canvas, origin, spec)
+    _draw_code(canvas, origin, spec)
+    _draw_inner(canvas, origin, spec)
+    return canvas.astype(np.float32) / INK

@@ -1,0 +1,189 @@
+"""Seal geometry (imgproc.seal) on drawn shapes with known answers, and on generated seals."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from imgproc.imaging import decode_rgb
+from imgproc.seal import (
+    Arc,
+    Band,
+    estimate_band,
+    find_gaps,
+    find_seals,
+    ink_gray,
+    prepare_seals,
+    red_mask,
+    rim_layout,
+    star_bottom,
+    strip_width,
+    unwrap_band,
+    up_direction,
+)
+from imgproc.seal.shapes import SealRegion, rotation
+
+from tests.support.seal_render import CJK_FONTS, available_fonts
+
+RED = (220, 30, 40)  # RGB
+WHITE = (255, 255, 255)
+BLACK = (20, 20, 20)
+RING = 8
+needs_fonts = pytest.mark.skipif(not available_fonts(CJK_FONTS), reason="fonts-noto-cjk not installed")
+
+
+def page(width: int = 400, height: int = 400) -> np.ndarray:
+    return np.full((height, width, 3), WHITE, np.uint8)
+
+
+def stamp_ring(image: np.ndarray, centre: tuple[int, int], axes: tuple[int, int], angle: float = 0.0) -> None:
+    """A seal-like drawing: a ring and short radial bars where the rim text would be."""
+    cv2.ellipse(image, centre, axes, angle, 0, 360, RED, RING)
+    for t in np.linspace(0, 2 * np.pi, 24, endpoint=False):
+        inner = np.array(centre) + 0.7 * np.array([axes[0] * np.cos(t), axes[1] * np.sin(t)])
+        outer = np.array(centre) + 0.85 * np.array([axes[0] * np.cos(t), axes[1] * np.sin(t)])
+        cv2.line(image, tuple(int(v) for v in inner), tuple(int(v) for v in outer), RED, 4)
+
+
+def test_red_circle_is_found_as_round_with_its_centre_and_radius() -> None:
+    image = page()
+    stamp_ring(image, (200, 210), (120, 120))
+    seals = find_seals(image)
+    assert len(seals) == 1
+    seal = seals[0]
+    assert seal.shape == "round"
+    assert seal.center == pytest.approx((200, 210), abs=2)
+    assert seal.axes[0] == pytest.approx(120 + RING / 2, abs=3)  # the fit follows the ring's outer edge
+    assert not seal.cut
+
+
+def test_ellipse_and_rectangle_are_told_apart() -> None:
+    image = page(700, 400)
+    stamp_ring(image, (180, 200), (150, 100), angle=10)
+    cv2.rectangle(image, (420, 140), (660, 260), RED, RING)
+    cv2.putText(image, "PAID", (450, 225), cv2.FONT_HERSHEY_SIMPLEX, 1.8, RED, 6)
+    shapes = sorted((s.shape, round(s.center[0] / 100)) for s in find_seals(image))
+    assert shapes == [("oval", 2), ("rect", 5)]
+
+
+def test_black_text_red_text_and_a_filled_logo_are_not_seals() -> None:
+    image = page(800, 400)
+    for row in range(6):
+        cv2.putText(
+            image, "Contract No. 2024-118", (10, 40 + 50 * row), cv2.FONT_HERSHEY_SIMPLEX, 1.2, BLACK, 3
+        )
+    cv2.putText(image, "INVOICE", (420, 360), cv2.FONT_HERSHEY_SIMPLEX, 2.5, RED, 8)
+    cv2.circle(image, (700, 80), 40, RED, -1)
+    assert find_seals(image) == []
+
+
+def test_a_seal_cut_by_the_page_edge_is_still_fitted_whole() -> None:
+    image = page()
+    stamp_ring(image, (60, 200), (110, 110))  # a third of it is off the left edge
+    seals = find_seals(image)
+    assert len(seals) == 1
+    assert seals[0].cut
+    assert seals[0].center == pytest.approx((60, 200), abs=4)
+
+
+def test_several_seals_on_a_page() -> None:
+    image = page(900, 400)
+    for x in (150, 450, 750):
+        stamp_ring(image, (x, 200), (110, 110))
+    assert sorted(round(s.center[0]) for s in find_seals(image)) == pytest.approx([150, 450, 750], abs=3)
+
+
+def test_red_mask_takes_red_pink_and_vermilion_but_not_brown_black_or_blue() -> None:
+    colours = {
+        (220, 30, 40): True,  # red
+        (235, 120, 140): True,  # pinkish invoice seal
+        (240, 80, 40): True,  # vermilion
+        (200, 150, 120): False,  # brown invoice form
+        (20, 20, 20): False,  # black print
+        (40, 60, 150): False,  # blue print
+        (250, 248, 245): False,  # paper
+    }
+    image = np.array([list(colours)], np.uint8)
+    assert red_mask(image)[0].tolist() == list(colours.values())
+
+
+def test_ink_image_keeps_red_strokes_dark_and_removes_black_print() -> None:
+    image = page(200, 100)
+    cv2.line(image, (20, 50), (180, 50), RED, 6)
+    cv2.line(image, (100, 5), (100, 95), BLACK, 3)  # black print across the red stroke
+    gray = ink_gray(image)
+    assert gray[50, 40] < 128  # red stroke
+    assert gray[20, 100] == 255  # black print away from the ink: gone
+    assert gray[50, 100] < 200  # where the print crossed the stroke: inpainted, not a white gap
+    assert gray[80, 40] == 255  # paper
+
+
+def test_estimate_band_lies_between_ring_and_star() -> None:
+    image = page()
+    stamp_ring(image, (200, 200), (120, 120))  # bars from radius 84 to 102: insets 22 to 40 past 124
+    region = find_seals(image)[0]
+    band = estimate_band(red_mask(image), region)
+    assert 6 <= band.outer <= 24
+    assert 38 <= band.inner <= 52
+
+
+def test_unwrap_gives_the_requested_size_and_the_ring_as_a_row() -> None:
+    image = page()
+    cv2.circle(image, (200, 200), 100, RED, 4)
+    region = SealRegion("round", (200.0, 200.0), (110.0, 110.0), 0.0, (90, 90, 310, 310), False, 1.0)
+    gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
+    strip = unwrap_band(gray, region, Band(0.0, 20.0), height=40, width=700)
+    assert strip.shape == (40, 700)
+    dark_rows = np.nonzero((strip < 128).mean(axis=1) > 0.9)[0]
+    assert 18 <= dark_rows.mean() <= 22  # radius 100 is inset 10 of 20: the middle row
+    assert unwrap_band(gray, region, Band(0.0, 20.0), height=40).shape[1] == strip_width(
+        region, Band(0.0, 20.0), 40
+    )
+
+
+def test_find_gaps_finds_a_known_gap_also_across_the_seam() -> None:
+    profile = np.full(360, 0.3)
+    profile[150:210] = 0.0  # the bottom gap
+    profile[40:45] = 0.0  # a space between characters: too narrow
+    assert find_gaps(profile, min_width=20, level=0.02) == [Arc(150, 210)]
+    wrapped = np.roll(profile, 200)  # the gap now runs over the end of the strip
+    (gap,) = find_gaps(wrapped, min_width=20, level=0.02)
+    assert (gap.start, gap.length) == (350, 60)
+
+
+def test_rim_layout_separates_rim_text_from_a_bottom_code() -> None:
+    strip = np.full((48, 1200), 255, np.uint8)
+    for x in range(100, 700, 50):  # rim characters fill the band's height
+        strip[4:44, x : x + 40] = 0
+    for x in range(820, 1000, 14):  # code digits are small and sit by the ring (top rows)
+        strip[4:18, x : x + 8] = 0
+    layout = rim_layout(strip)
+    assert layout.code is not None and 800 <= layout.code.start and layout.code.stop <= 1020
+    assert (layout.rim.start, layout.rim.stop) == pytest.approx((100, 690), abs=8)
+
+
+def test_star_bottom_finds_the_star_of_an_upright_interior() -> None:
+    interior = np.full((200, 200), 255, np.uint8)
+    cv2.fillPoly(interior, [np.array([[100, 30], [125, 110], [60, 60], [140, 60], [75, 110]])], 0)
+    cv2.putText(interior, "ABC", (50, 170), cv2.FONT_HERSHEY_SIMPLEX, 1.0, 0, 2)
+    assert 108 <= star_bottom(interior) <= 120
+    assert star_bottom(np.full((200, 200), 255, np.uint8)) is None
+
+
+@needs_fonts
+def test_generated_seal_reads_upright_from_its_top() -> None:
+    from tests.support.seal_generator import generate_page
+
+    truth_page = generate_page(np.random.default_rng(7), 1, size=(900, 700), shape="round")
+    (truth,) = truth_page.seals
+    rgb = decode_rgb(truth_page.image_bytes)
+    (crops,) = prepare_seals(rgb)
+    assert crops.region.center == pytest.approx(truth.center, abs=4)
+    assert all(strip.image.shape[0] == 48 for strip in crops.rim)
+    region = crops.region
+    band = estimate_band(red_mask(rgb), region)
+    full = unwrap_band(ink_gray(rgb), region, band, 48)
+    layout = rim_layout(full)
+    up = up_direction(region, band, layout.rim.centre(layout.width))
+    truth_up = rotation(truth.angle_deg) @ np.array([0.0, -1.0])
+    assert float(up @ truth_up) > np.cos(np.deg2rad(20))

@@ -1,0 +1,88 @@
+"""The seal BLS's decisions (imgproc.seal.reading) with fake recognisers: pure, no Triton."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from imgproc.seal.pipeline import RimStrip, SealCrops
+from imgproc.seal.reading import best_rim, is_code, read_seal
+from imgproc.seal.shapes import SealRegion
+
+
+def region(shape: str, box: tuple[int, int, int, int]) -> SealRegion:
+    x0, y0, x1, y1 = box
+    centre, axes = ((x0 + x1) / 2, (y0 + y1) / 2), ((x1 - x0) / 2, (y1 - y0) / 2)
+    return SealRegion(
+        shape=shape,
+        center=centre,
+        axes=axes,
+        angle_deg=0.0,
+        box=box,
+        cut=False,
+        border_coverage=1.0,  # type: ignore[arg-type]
+    )
+
+
+REGION = region("round", (10, 10, 90, 90))
+
+
+def strip(value: int) -> np.ndarray:
+    return np.full((48, 200), value, np.uint8)
+
+
+def fake_recognise(table: dict[int, tuple[str, float]]):  # type: ignore[no-untyped-def]
+    """Reads each image as the text its fill value names."""
+
+    def recognise(images: Sequence[np.ndarray]) -> list[tuple[str, float]]:
+        return [table[int(image[0, 0])] for image in images]
+
+    return recognise
+
+
+def test_best_rim_weighs_confidence_by_prior() -> None:
+    crops = SealCrops(REGION, rim=[RimStrip(strip(1), 1.0), RimStrip(strip(2), 0.5)])
+    recognise = fake_recognise({1: ("上海星辰科技有限公司", 0.8), 2: ("司公限有", 0.95)})
+    assert best_rim(crops, recognise) == ("上海星辰科技有限公司", 0.8)
+
+
+def test_codes_are_split_from_inner_lines() -> None:
+    assert is_code(("91310115MA1K4AB12C", 0.9))
+    assert not is_code(("合同专用章", 0.99))
+    assert not is_code(("91310115MA1K4AB12C", 0.2))
+
+
+def test_read_seal_collects_rim_inner_and_codes() -> None:
+    crops = SealCrops(REGION, rim=[RimStrip(strip(1), 1.0)], code=strip(3), inner=[strip(9)])
+    recognise = fake_recognise({1: ("天津君和缘商贸有限公司", 0.97), 3: ("1234567890123", 0.9)})
+
+    def read_lines(image: np.ndarray) -> list[tuple[str, float]]:
+        return [("发票专用章", 0.95), ("91120000MA05", 0.9), ("噪", 0.1)]
+
+    reading = read_seal(crops, recognise, read_lines)
+    assert reading.rim_text == "天津君和缘商贸有限公司"
+    assert reading.inner == [("发票专用章", 0.95)]
+    assert reading.codes == ["91120000MA05", "1234567890123"]
+
+
+def test_rect_seal_reports_its_first_line_as_main_text() -> None:
+    rect = SealCrops(region("rect", (10, 30, 90, 70)), inner=[strip(0)])
+    reading = read_seal(
+        rect, fake_recognise({}), lambda image: [("北京某某有限公司", 0.9), ("财务专用章", 0.8)]
+    )
+    assert (reading.rim_text, reading.inner) == ("北京某某有限公司", [("财务专用章", 0.8)])
+
+
+def test_no_text_at_all_is_empty_not_an_error() -> None:
+    reading = read_seal(SealCrops(REGION), fake_recognise({}), lambda image: [])
+    assert (reading.rim_text, reading.rim_score, reading.inner, reading.codes) == ("", 0.0, [], [])
+
+
+def test_rect_orientations_compete_and_the_best_read_wins() -> None:
+    rect = SealCrops(region("rect", (10, 30, 90, 70)), inner=[strip(0), strip(180)])
+
+    def read_lines(image: np.ndarray) -> list[tuple[str, float]]:
+        return [("现金收讫", 0.97)] if image[0, 0] == 0 else [("认", 0.55), ("好", 0.6)]
+
+    reading = read_seal(rect, fake_recognise({}), read_lines)
+    assert (reading.rim_text, reading.inner) == ("现金收讫", [])

@@ -1,0 +1,132 @@
+"""The inside of a seal, cut out upright for text detection and recognition.
+
+Round and oval seals carry horizontal lines inside the rim band (合同专用章, a tax ID) and
+round ones a star above them. Once the rim text has told us where the seal's top is, the
+interior is warped upright, everything outside the inner ellipse is whitened (rim-text
+remnants would otherwise be detected as text), and for round seals the part above the
+bottom of the star is dropped. Oval seals keep their whole interior: the tax ID sits at the
+centre. A rectangular seal's interior is its whole inside, long side horizontal, offered in
+both 180-degree orientations because a rectangle does not tell which way is up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .shapes import SealRegion, ellipse_offset_points, rotation
+from .unwrap import Band, parameter_at
+
+WHITE = 255
+INK_LEVEL = 128
+MIN_SIDE_PX = 8
+
+
+@dataclass(frozen=True)
+class InnerParams:
+    """Star detection and rectangle-border thresholds; fractions are of the crop."""
+
+    star_min_height: float = 0.2
+    star_max_height: float = 0.75
+    star_max_offset: float = 0.15  # horizontal distance of the star from the centre
+    star_max_aspect: float = 1.4
+    star_margin: float = 0.02
+    rect_border: float = 0.12  # of the short half side, trimmed as the border
+
+
+DEFAULT_INNER = InnerParams()
+
+
+def up_direction(region: SealRegion, band: Band, centre_share: float) -> np.ndarray:
+    """Unit vector (image frame) from the seal centre towards the middle of the rim text."""
+    inset = (band.outer + band.inner) / 2.0
+    t = parameter_at(region, inset, np.array([centre_share]))
+    point = ellipse_offset_points(region.center, region.axes, region.angle_deg, t, np.array([inset]))[0]
+    vector = point - np.asarray(region.center)
+    vector = vector / max(float(np.linalg.norm(vector)), 1e-9)
+    if region.shape == "oval":  # an oval's text is centred on its short axis: snap to it
+        minor = rotation(region.angle_deg) @ np.array([0.0, 1.0])
+        vector = minor if float(minor @ vector) > 0 else -minor
+    return vector
+
+
+def _upright(image: np.ndarray, centre: np.ndarray, up: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """A width x height crop centred at `centre` whose top faces the image direction `up`."""
+    width, height = size
+    right, down = np.array([-up[1], up[0]]), -up
+    offset = centre - right * width / 2.0 - down * height / 2.0
+    matrix = np.array([[right[0], down[0], offset[0]], [right[1], down[1], offset[1]]])
+    fill = (WHITE,) * (image.shape[2] if image.ndim == 3 else 1)
+    return cv2.warpAffine(
+        image,
+        matrix,
+        (width, height),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=fill,
+    )
+
+
+def _inner_axes(region: SealRegion, band: Band, up: np.ndarray) -> tuple[float, float]:
+    """Horizontal and vertical semi-axes of the area inside the band, in the upright frame."""
+    a, b = (max(axis - band.inner, MIN_SIDE_PX / 2.0) for axis in region.axes)
+    if region.shape == "round":
+        return a, b
+    major = rotation(region.angle_deg) @ np.array([1.0, 0.0])
+    return (b, a) if abs(float(major @ up)) > abs(float(major @ np.array([-up[1], up[0]]))) else (a, b)
+
+
+def _whiten_outside(crop: np.ndarray, axes: tuple[float, float]) -> np.ndarray:
+    height, width = crop.shape[:2]
+    ys, xs = np.mgrid[0:height, 0:width]
+    outside = ((xs + 0.5 - width / 2.0) / axes[0]) ** 2 + ((ys + 0.5 - height / 2.0) / axes[1]) ** 2 > 1.0
+    out = crop.copy()
+    out[outside] = WHITE
+    return out
+
+
+def inner_region(image: np.ndarray, region: SealRegion, band: Band, up: np.ndarray) -> np.ndarray:
+    """The upright interior of an elliptic seal inside the rim band, outside whitened."""
+    axes = _inner_axes(region, band, up)
+    size = (max(MIN_SIDE_PX, round(2 * axes[0])), max(MIN_SIDE_PX, round(2 * axes[1])))
+    crop = _upright(image, np.asarray(region.center, dtype=np.float64), up, size)
+    return _whiten_outside(crop, axes)
+
+
+def _is_star(stats: np.ndarray, width: int, height: int, params: InnerParams) -> bool:
+    x, y, w, h = (int(v) for v in stats[:4])
+    centred = abs(x + w / 2.0 - width / 2.0) <= params.star_max_offset * width
+    sized = params.star_min_height * height <= h <= params.star_max_height * height
+    return centred and sized and max(w, h) <= params.star_max_aspect * min(w, h) and y < height / 2.0
+
+
+def star_bottom(gray: np.ndarray, params: InnerParams = DEFAULT_INNER) -> int | None:
+    """Row just below the star of an upright round-seal interior, or None if there is no star."""
+    height, width = gray.shape[:2]
+    ink = (gray < INK_LEVEL).astype(np.uint8)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    stars = [s for s in stats[1:count] if _is_star(s, width, height, params)]
+    if not stars:
+        return None
+    star = max(stars, key=lambda s: int(s[cv2.CC_STAT_AREA]))
+    return min(height - 1, int(star[1] + star[3] + params.star_margin * height))
+
+
+def below_star(gray: np.ndarray, params: InnerParams = DEFAULT_INNER) -> np.ndarray:
+    """The part of an upright round-seal interior below its star (all of it if no star)."""
+    row = star_bottom(gray, params)
+    return gray if row is None else gray[row:]
+
+
+def rect_interior(
+    image: np.ndarray, region: SealRegion, params: InnerParams = DEFAULT_INNER
+) -> list[np.ndarray]:
+    """Inside of a rectangular seal, long side horizontal, in both 180-degree orientations."""
+    border = params.rect_border * region.axes[1]
+    width = max(MIN_SIDE_PX, round(2 * (region.axes[0] - border)))
+    height = max(MIN_SIDE_PX, round(2 * (region.axes[1] - border)))
+    up = rotation(region.angle_deg) @ np.array([0.0, -1.0])
+    crop = _upright(image, np.asarray(region.center, dtype=np.float64), up, (width, height))
+    return [crop, np.ascontiguousarray(crop[::-1, ::-1])]

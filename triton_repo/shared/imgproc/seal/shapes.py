@@ -1,0 +1,93 @@
+"""Seal geometry primitives: the `SealRegion` record and sampling of its outline.
+
+An elliptical seal is described by its centre, its semi-axes `(a, b)` with `a` along
+`angle_deg` (degrees from the image x axis, clockwise on screen because y points down) and
+`a >= b`. A rectangular seal uses the same fields with half-sides instead of semi-axes.
+Parameter `t` runs clockwise on screen from the `a` direction. Offset curves (the outline
+moved `d` pixels inwards along its normal) are what the rim text follows, so they are the
+basis of both the border checks here and the unwrapping in `unwrap`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+Shape = Literal["round", "oval", "rect"]
+TWO_PI = 2.0 * np.pi
+
+
+@dataclass(frozen=True)
+class SealRegion:
+    """One seal found on the page (coordinates in the original image's pixels)."""
+
+    shape: Shape
+    center: tuple[float, float]
+    axes: tuple[float, float]
+    angle_deg: float
+    box: tuple[int, int, int, int]  # x0, y0, x1, y1 clipped to the image, exclusive ends
+    cut: bool  # the outline leaves the image
+    border_coverage: float  # fraction of the outline that carries ink
+
+    @property
+    def is_elliptic(self) -> bool:
+        """True for round and oval seals, whose rim text is curved."""
+        return self.shape != "rect"
+
+
+def rotation(angle_deg: float) -> np.ndarray:
+    """2x2 matrix turning seal-frame vectors into image-frame vectors."""
+    theta = np.deg2rad(angle_deg)
+    cos, sin = np.cos(theta), np.sin(theta)
+    return np.array([[cos, -sin], [sin, cos]])
+
+
+def ellipse_offset_points(
+    center: tuple[float, float], axes: tuple[float, float], angle_deg: float, t: np.ndarray, inset: np.ndarray
+) -> np.ndarray:
+    """Image (x, y) of ellipse parameters `t` moved `inset` px inwards; shape t.shape + (2,)."""
+    a, b = axes
+    cos, sin = np.cos(t), np.sin(t)
+    normal = np.stack([b * cos, a * sin], axis=-1)
+    normal /= np.maximum(np.linalg.norm(normal, axis=-1, keepdims=True), 1e-9)
+    local = np.stack([a * cos, b * sin], axis=-1) - inset[..., None] * normal
+    return local @ rotation(angle_deg).T + np.asarray(center)
+
+
+def rect_outline_points(
+    center: tuple[float, float], axes: tuple[float, float], angle_deg: float, count: int, inset: float
+) -> np.ndarray:
+    """`count` image points evenly spread along a rectangle outline moved `inset` px inwards."""
+    half_w, half_h = max(axes[0] - inset, 0.0), max(axes[1] - inset, 0.0)
+    corners = np.array([[-half_w, -half_h], [half_w, -half_h], [half_w, half_h], [-half_w, half_h]])
+    edges = np.diff(np.vstack([corners, corners[:1]]), axis=0)
+    lengths = np.linalg.norm(edges, axis=1)
+    positions = np.linspace(0.0, lengths.sum(), count, endpoint=False)
+    edge = np.minimum(np.searchsorted(np.cumsum(lengths), positions, side="right"), 3)
+    offset = positions - np.concatenate([[0.0], np.cumsum(lengths)])[edge]
+    unit = edges[edge] / np.maximum(lengths[edge], 1e-9)[:, None]
+    local = corners[edge] + unit * offset[:, None]
+    return local @ rotation(angle_deg).T + np.asarray(center)
+
+
+def outline_points(region: SealRegion, count: int, inset: float) -> np.ndarray:
+    """`count` image points along the seal outline moved `inset` px inwards."""
+    if region.is_elliptic:
+        t = np.linspace(0.0, TWO_PI, count, endpoint=False)
+        return ellipse_offset_points(region.center, region.axes, region.angle_deg, t, np.full(count, inset))
+    return rect_outline_points(region.center, region.axes, region.angle_deg, count, inset)
+
+
+def inside_image(points: np.ndarray, width: int, height: int) -> np.ndarray:
+    """Boolean mask of the (x, y) points that fall inside a width x height image."""
+    x, y = points[..., 0], points[..., 1]
+    return (x >= 0) & (y >= 0) & (x <= width - 1) & (y <= height - 1)
+
+
+def sample_mask(mask: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Nearest-pixel values of a 2-D mask at (x, y) points; points must lie inside."""
+    cols = np.clip(np.rint(points[..., 0]).astype(int), 0, mask.shape[1] - 1)
+    rows = np.clip(np.rint(points[..., 1]).astype(int), 0, mask.shape[0] - 1)
+    return mask[rows, cols]
