@@ -44,11 +44,19 @@ class PerRequestModel:
     """Base of the python models: exactly one response per request, in order.
 
     Subclasses implement `respond`, which reports a bad request as an error response
-    (`invalid_argument`) instead of raising for the whole batch.
+    (`invalid_argument`) instead of raising for the whole batch. Anything it raises all the
+    same (a bug) is logged and fails only that request, as INTERNAL.
     """
 
     def execute(self, requests: list[Any]) -> list[Any]:
-        return [self.respond(request) for request in requests]
+        return [self._guarded(request) for request in requests]
+
+    def _guarded(self, request: Any) -> Any:
+        try:
+            return self.respond(request)
+        except Exception as exc:  # noqa: BLE001 - the contract: never fail the other requests
+            pb_utils.Logger.log_error(f"{type(self).__module__}: {type(exc).__name__}: {exc}")
+            return internal_error(f"{type(exc).__name__}: {exc}")
 
     def respond(self, request: Any) -> Any:
         raise NotImplementedError
