@@ -10,36 +10,23 @@ import json
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import httpx
 import numpy as np
 import pytest
 
 from tests.support.cer import levenshtein, normalize
+from tests.support.seal_data import MATCH_IOU, SEALS_DEV, box_iou, dev_group
 from tests.support.seal_generator import Page, SealTruth, generate_page
 
 pytestmark = pytest.mark.integration
 HELDOUT_SEED = 20261122
 SEAL_PAGES = 60  # 1 to 3 seals each: well over 100 seals
 EMPTY_PAGES = 20
-MATCH_IOU = 0.5
 CLIENT_THREADS = 2
 # Issue 4 asks for 85% exact rim matches; measured 83-86% from run to run, so the target is
 # not yet met (issue 4 stays open). This floor guards against regressions meanwhile.
 RIM_EXACT_FLOOR = 0.80
-SEALS_DEV = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "seals-dev"
-SYNTHETIC_DEV = {"seal_010.png"}
-RENDERED_DEV = {"seal_012.jpg", "seal_013.jpeg", "seal_014.jpeg"}
-
-Box = tuple[int, int, int, int]
-
-
-def iou(a: Box, b: Box) -> float:
-    ix = max(0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0, min(a[3], b[3]) - max(a[1], b[1]))
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - ix * iy
-    return ix * iy / union if union else 0.0
 
 
 @dataclass
@@ -86,8 +73,8 @@ def score(tally: Tally, page: Page, predicted: list[dict[str, object]]) -> None:
         tally.false_seals += len(predicted)
         return
     for truth in page.seals:
-        best = max(predicted, key=lambda p: iou(truth.box, tuple(p["box"])), default=None)  # type: ignore[arg-type]
-        matched = best is not None and iou(truth.box, tuple(best["box"])) >= MATCH_IOU  # type: ignore[arg-type]
+        best = max(predicted, key=lambda p: box_iou(truth.box, tuple(p["box"])), default=None)  # type: ignore[arg-type]
+        matched = best is not None and box_iou(truth.box, tuple(best["box"])) >= MATCH_IOU  # type: ignore[arg-type]
         tally.add(truth, best if matched else None)
 
 
@@ -136,13 +123,7 @@ def test_seals_dev_report(http: httpx.Client) -> None:
     groups: dict[str, list[float]] = {"real": [], "synthetic": [], "rendered": []}
     exact: dict[str, int] = dict.fromkeys(groups, 0)
     for item in manifest:
-        group = (
-            "synthetic"
-            if item["file"] in SYNTHETIC_DEV
-            else "rendered"
-            if item["file"] in RENDERED_DEV
-            else "real"
-        )
+        group = dev_group(item["file"])
         seals = post(http, (SEALS_DEV / item["file"]).read_bytes())
         want = normalize(item["rim_text"] or "")
         got = min(

@@ -18,46 +18,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import time
-import unicodedata
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 from imgproc.imaging import decode_rgb
 from imgproc.seal import prepare_seals
 
+from tests.support.cer import levenshtein, normalize
+from tests.support.seal_data import MATCH_IOU, SEALS_DEV, box_iou, dev_group
 from tests.support.seal_generator import Page, SealTruth, generate_page
 from tests.support.seal_ocr_proto import Detector, Recogniser, SealReading, read_seal
-
-DEV_DIR = Path("/work/shared/datasets/seals-dev")
-SYNTHETIC_DEV = {"seal_010.png"}
-RENDERED_DEV = {"seal_012.jpg", "seal_013.jpeg", "seal_014.jpeg"}
-MATCH_IOU = 0.5
-
-
-def normalise(text: str) -> str:
-    """NFKC, no spaces: full- and half-width forms compare equal."""
-    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text))
-
-
-def edit_distance(a: str, b: str) -> int:
-    """Levenshtein distance."""
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        prev, row[0] = row[0], i
-        for j, cb in enumerate(b, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
-    return row[-1]
-
-
-def _iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
-    ix = max(0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union else 0.0
 
 
 @dataclass
@@ -83,8 +54,8 @@ class Tally:
 
     def add(self, truth: SealTruth, reading: SealReading | None) -> None:
         """Score one truth seal against its matched reading (None when missed)."""
-        text = normalise(reading.rim_text) if reading else ""
-        distance = edit_distance(text, normalise(truth.rim_text))
+        text = normalize(reading.rim_text) if reading else ""
+        distance = levenshtein(text, normalize(truth.rim_text))
         self.seals += 1
         self.found += reading is not None
         self.exact += distance == 0
@@ -92,9 +63,9 @@ class Tally:
         self.chars += len(truth.rim_text)
         shape = self.by_shape.setdefault(truth.shape, [0, 0])
         shape[0], shape[1] = shape[0] + 1, shape[1] + (distance == 0)
-        got_inner = {normalise(t) for t in reading.inner_texts} if reading else set()
+        got_inner = {normalize(t) for t in reading.inner_texts} if reading else set()
         self.inner_total += len(truth.inner_texts)
-        self.inner_hit += sum(normalise(t) in got_inner for t in truth.inner_texts)
+        self.inner_hit += sum(normalize(t) in got_inner for t in truth.inner_texts)
         self.code_total += len(truth.codes)
         self.code_hit += sum(code in (reading.codes if reading else []) for code in truth.codes)
         if not truth.cut:
@@ -116,8 +87,8 @@ def score_page(page: Page, det: Detector, rec: Recogniser, tally: Tally) -> None
         return
     unused = list(found)
     for truth in page.seals:
-        match = max(unused, key=lambda c: _iou(c.region.box, truth.box), default=None)
-        if match is not None and _iou(match.region.box, truth.box) >= MATCH_IOU:
+        match = max(unused, key=lambda c: box_iou(c.region.box, truth.box), default=None)
+        if match is not None and box_iou(match.region.box, truth.box) >= MATCH_IOU:
             unused.remove(match)
             tally.add(truth, read_seal(match, det, rec))
         else:
@@ -132,10 +103,6 @@ def evaluate_generated(seed: int, seal_pages: int, empty_pages: int, det: Detect
         n_seals = int(rng.integers(1, 4)) if index < seal_pages else 0
         score_page(generate_page(rng, n_seals), det, rec, tally)
     return tally
-
-
-def _dev_group(name: str) -> str:
-    return "synthetic" if name in SYNTHETIC_DEV else "rendered" if name in RENDERED_DEV else "real"
 
 
 @dataclass(frozen=True)
@@ -157,19 +124,19 @@ class DevRow:
 
 def _dev_row(item: dict[str, object], det: Detector, rec: Recogniser) -> DevRow:
     name = str(item["file"])
-    crops = prepare_seals(decode_rgb((DEV_DIR / name).read_bytes()))
-    truth = normalise(str(item["rim_text"]))
+    crops = prepare_seals(decode_rgb((SEALS_DEV / name).read_bytes()))
+    truth = normalize(str(item["rim_text"]))
     readings = [read_seal(c, det, rec) for c in crops]
-    best = min(readings, key=lambda r: edit_distance(normalise(r.rim_text), truth), default=None)
-    got = normalise(best.rim_text) if best else ""
+    best = min(readings, key=lambda r: levenshtein(normalize(r.rim_text), truth), default=None)
+    got = normalize(best.rim_text) if best else ""
     return DevRow(
         file=name,
-        group=_dev_group(name),
+        group=dev_group(name),
         seals=len(item["seals"]),
         found=len(crops),  # type: ignore[arg-type]
         truth=truth,
         read=got,
-        distance=edit_distance(got, truth),
+        distance=levenshtein(got, truth),
         inner_truth=item["inner_text"],  # type: ignore[arg-type]
         inner_read=best.inner_texts if best else [],
         codes_truth=item["other_text"],  # type: ignore[arg-type]
@@ -179,7 +146,7 @@ def _dev_row(item: dict[str, object], det: Detector, rec: Recogniser) -> DevRow:
 
 def evaluate_dev(det: Detector, rec: Recogniser) -> list[DevRow]:
     """Per-image results on seals-dev: seals found and the best reading of the primary rim text."""
-    return [_dev_row(item, det, rec) for item in json.loads((DEV_DIR / "manifest.json").read_text())]
+    return [_dev_row(item, det, rec) for item in json.loads((SEALS_DEV / "manifest.json").read_text())]
 
 
 def _say(line: str) -> None:

@@ -16,7 +16,10 @@ def test_compose_file_is_valid() -> None:
     assert compose, "docker-compose is missing: `make setup` installs it"
     result = subprocess.run(
         [compose, "-f", str(ROOT / "docker-compose.yml"), "config", "-q"],
-        capture_output=True, text=True, timeout=60, check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
 
