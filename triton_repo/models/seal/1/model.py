@@ -15,6 +15,7 @@ from pymodel import (
     PerRequestModel,
     internal_error,
     invalid_argument,
+    max_pixels,
     model_config,
     parameter,
     read_lines,
@@ -58,7 +59,7 @@ class TritonPythonModel(PerRequestModel):
 
     def initialize(self, args: dict[str, str]) -> None:
         config = model_config(args)
-        self._max_pixels = int(parameter(config, "max_pixels"))
+        self._max_pixels = max_pixels(args)
         self._min_score = float(parameter(config, "min_line_score"))
         self._recognise = RECOGNISERS[parameter(config, "recogniser")](args)
         # Inner lines need detection as well, which only the PP-OCR pair provides.
