@@ -10,8 +10,10 @@ import argparse
 import contextlib
 import logging
 import os
+import signal
 import sys
 from collections.abc import Iterator, Sequence
+from types import FrameType
 
 import uvicorn
 
@@ -44,8 +46,18 @@ def _triton(url: str | None) -> Iterator[str]:
         yield triton.grpc_url
 
 
+def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(0)
+
+
 def serve(args: argparse.Namespace) -> int:
-    """Run until SIGINT/SIGTERM; uvicorn handles the signal, then Triton is stopped."""
+    """Run until SIGINT/SIGTERM; uvicorn handles the signal, then Triton is stopped.
+
+    uvicorn re-raises the signal it caught once it has shut down. SIGTERM's default action
+    would then kill this process on the spot and orphan Triton, so SIGTERM (what Docker and
+    Kubernetes send) is turned into a normal exit that unwinds through LocalTriton.stop().
+    """
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
         with _triton(args.triton_url) as url:
             # Settings come from the environment, so worker processes see the same values.

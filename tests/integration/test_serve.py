@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import cv2
 import httpx
@@ -17,6 +19,7 @@ from tests.support.servers import free_port
 
 pytestmark = pytest.mark.integration
 READY_TIMEOUT_S = 240.0
+TRITON_LOG = re.compile(r"^Triton  : .* log (\S+)$", re.MULTILINE)
 
 
 def wait_ready(url: str, process: subprocess.Popen[str]) -> None:
@@ -32,7 +35,8 @@ def wait_ready(url: str, process: subprocess.Popen[str]) -> None:
     raise AssertionError("serve did not become ready")
 
 
-@pytest.mark.parametrize("stop_signal", [signal.SIGINT])
+# SIGTERM is what Docker and Kubernetes send; SIGINT is Ctrl-C. Either must also stop Triton.
+@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM])
 def test_serve_answers_then_stops_cleanly(stop_signal: signal.Signals) -> None:
     port = free_port()
     process = subprocess.Popen(
@@ -54,3 +58,5 @@ def test_serve_answers_then_stops_cleanly(stop_signal: signal.Signals) -> None:
         output, _ = process.communicate(timeout=60)
     assert process.returncode == 0, output
     assert "Triton  :" in output and "Gateway :" in output
+    triton_log = Path(TRITON_LOG.search(output)[1])  # type: ignore[index]
+    assert not triton_log.parent.exists(), "Triton's working directory outlived serve"
