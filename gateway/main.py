@@ -11,7 +11,7 @@ from typing import TypedDict
 
 from fastapi import FastAPI
 
-from gateway.deps import InFlightLimiter
+from gateway.admission import AdmissionMiddleware, InFlightLimiter
 from gateway.docs import install_offline_docs
 from gateway.errors import install_error_handlers
 from gateway.metrics import GatewayMetrics, MetricsMiddleware
@@ -58,7 +58,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
         docs_url=None,
         redoc_url=None,
+        # The gateway exports its own Prometheus metrics; FastAPI's OpenTelemetry hooks would
+        # only cost a provider lookup per request.
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
+    app.add_middleware(AdmissionMiddleware)  # inside the metrics, so refusals are timed too
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     install_error_handlers(app)
     install_offline_docs(app)

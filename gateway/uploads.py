@@ -109,6 +109,8 @@ class _FieldCollector:
     judged once each header ends.
     """
 
+    CALLBACKS = ("on_part_begin", "on_header_field", "on_header_value", "on_header_end", "on_part_data")
+
     def __init__(self, field: str, cap: int) -> None:
         self._field, self._cap = field.encode(), cap
         self._header_name = bytearray()
@@ -144,7 +146,7 @@ class _FieldCollector:
 async def read_multipart_field(chunks: AsyncIterator[bytes], boundary: bytes, cap: int) -> bytes:
     """Stream a multipart body and return the `image` field's bytes."""
     collector = _FieldCollector(FIELD, cap)
-    callbacks = {name: getattr(collector, name) for name in dir(collector) if name.startswith("on_")}
+    callbacks = {name: getattr(collector, name) for name in _FieldCollector.CALLBACKS}
     parser = MultipartParser(boundary, callbacks, max_size=cap + MULTIPART_OVERHEAD_BYTES)  # type: ignore[arg-type]
     try:
         async for chunk in chunks:

@@ -6,7 +6,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 from starlette.responses import Response
 
-from gateway.deps import InferenceSlot, TritonDep, UploadDep
+from gateway.deps import TritonDep, UploadDep
 from gateway.responses import JSONResponse
 from gateway.routers.common import ERROR_RESPONSES, IMAGE_REQUEST_BODY, ModelRef
 
@@ -27,7 +27,7 @@ class MnistResult(BaseModel):
     openapi_extra=IMAGE_REQUEST_BODY,
     summary="Read a handwritten digit",
 )
-async def classify_digit(upload: UploadDep, triton: TritonDep, _slot: InferenceSlot) -> Response:
+async def classify_digit(upload: UploadDep, triton: TritonDep) -> Response:
     """Classify one digit: a scan, a photo of paper, or an MNIST-style image."""
     result = await triton.infer_image(MODEL, upload.data, ["PROBABILITIES"])
     probabilities = result.outputs["PROBABILITIES"][0]

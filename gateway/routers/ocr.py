@@ -10,7 +10,7 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 from starlette.responses import Response
 
-from gateway.deps import InferenceSlot, TritonDep, UploadDep
+from gateway.deps import TritonDep, UploadDep
 from gateway.responses import JSONResponse
 from gateway.routers.common import ERROR_RESPONSES, IMAGE_REQUEST_BODY, ModelRef
 
@@ -65,7 +65,6 @@ def line_json(text: bytes, score: float, polygon: npt.NDArray[np.float32]) -> di
 async def read_text(
     upload: UploadDep,
     triton: TritonDep,
-    _slot: InferenceSlot,
     min_score: Annotated[float, Query(ge=0, le=1, description="drop lines scoring below this")] = 0.0,
     detect: Annotated[bool, Query(description="false: the whole image is one text line")] = True,
 ) -> Response:

@@ -10,7 +10,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 from starlette.responses import Response
 
-from gateway.deps import InferenceSlot, TritonDep, UploadDep
+from gateway.deps import TritonDep, UploadDep
 from gateway.responses import JSONResponse
 from gateway.routers.common import ERROR_RESPONSES, IMAGE_REQUEST_BODY, ModelRef
 
@@ -78,7 +78,7 @@ def seals_json(out: dict[str, npt.NDArray[Any]]) -> list[dict[str, Any]]:
     openapi_extra=IMAGE_REQUEST_BODY,
     summary="Read the red seals (公章) on a page",
 )
-async def read_seals(upload: UploadDep, triton: TritonDep, _slot: InferenceSlot) -> Response:
+async def read_seals(upload: UploadDep, triton: TritonDep) -> Response:
     """Find red stamps, unwrap their curved text and read rim, inner lines and codes."""
     result = await triton.infer_image(MODEL, upload.data, OUTPUTS)
     return JSONResponse(
