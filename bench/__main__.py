@@ -1,26 +1,61 @@
 """Run the benchmarks against a fresh local stack and print Markdown for BENCHMARKS.md.
 
-.venv/bin/python -m bench [--requests N] [--only ocr|seal]
+.venv/bin/python -m bench [app|frontdoor|ocr|seal ...] [--requests N] [--duration S] [--rounds R]
+                          [--levels 1,4,16,64] [--workers W] [--out DIR]
+
+With no suite named, all run. `app` needs no server (the gateway's own CPU per request, Triton
+faked); `frontdoor` also writes its plot to DIR/frontdoor.png.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-from bench import ocr, seal
+from bench import app_overhead, frontdoor, ocr, seal
 from bench.serving import local_stack
+from tests.support.digits import load_mnist
+
+STACK_SUITES = ("frontdoor", "ocr", "seal")  # these need a running Triton and gateway
+SUITES = ("app", *STACK_SUITES)
+FRONTDOOR_DIGIT = 0  # the first held-out test digit; no model or threshold was tuned on it
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m bench")
+    parser.add_argument("suites", nargs="*", metavar="{app,frontdoor,ocr,seal}", help="default: all")
+    parser.add_argument("--requests", type=int, default=24, help="ocr/seal: requests per level or page")
+    parser.add_argument("--duration", type=int, default=5, help="frontdoor: whole seconds per run (wrk)")
+    parser.add_argument("--rounds", type=int, default=3, help="frontdoor: runs per path and level")
+    parser.add_argument(
+        "--levels", default=",".join(map(str, frontdoor.LEVELS)), help="frontdoor: connections"
+    )
+    parser.add_argument("--workers", type=int, default=1, help="gateway worker processes")
+    parser.add_argument("--out", type=Path, default=Path("bench/results"))
+    return parser
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench")
-    parser.add_argument("--requests", type=int, default=24, help="requests per concurrency level / page")
-    parser.add_argument("--only", choices=("ocr", "seal"))
+    parser = _parser()
     args = parser.parse_args()
-    with local_stack() as stack:
-        if args.only in (None, "ocr"):
+    if unknown := set(args.suites) - set(SUITES):
+        parser.error(f"unknown suite(s): {', '.join(sorted(unknown))}")
+    suites = args.suites or SUITES
+    images, _ = load_mnist("test")
+    digit = frontdoor.digit_png(images[FRONTDOOR_DIGIT])
+    if "app" in suites:
+        print(app_overhead.run(digit), "\n", flush=True)
+    if not set(suites) & set(STACK_SUITES):
+        return 0
+    with local_stack(args.workers) as stack:
+        if "frontdoor" in suites:
+            levels = [int(level) for level in args.levels.split(",")]
+            text, _ = frontdoor.run(stack, digit, args.out, levels, args.rounds, args.duration)
+            print(text, "\n", flush=True)
+        if "ocr" in suites:
             print(ocr.run(stack, args.requests), "\n", flush=True)
-        if args.only in (None, "seal"):
+        if "seal" in suites:
             print(seal.run(stack, args.requests), flush=True)
     return 0
 

@@ -13,11 +13,20 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.serving import TABLE_HEAD, Stack, closed_loop, step_table, step_times
+from bench.serving import (
+    TABLE_HEAD,
+    Stack,
+    closed_loop,
+    gateway_share,
+    gateway_snapshot,
+    step_table,
+    step_times,
+)
 from gateway.local_triton import PROJECT_ROOT
 from tests.support.text_corpus import generate_corpus
 
 CONCURRENCY = (1, 4, 16)
+ROUTE, MODEL = "/v1/ocr", "ocr"
 REFERENCE_PYTHON = PROJECT_ROOT / ".venv-ref" / "bin" / "python"
 
 
@@ -41,9 +50,10 @@ def reference_latencies(images: list[bytes]) -> np.ndarray:
 
 def run(stack: Stack, requests_per_level: int) -> str:
     images = pages(4)
-    rows, before = [], step_times(stack.triton_grpc)
+    rows, before, gateway_before = [], step_times(stack.triton_grpc), gateway_snapshot(stack, ROUTE, MODEL)
     for concurrency in CONCURRENCY:
-        rows.append(closed_loop(stack.gateway_url, "/v1/ocr", images, concurrency, requests_per_level).row())
+        rows.append(closed_loop(stack.gateway_url, ROUTE, images, concurrency, requests_per_level).row())
+    share = gateway_share(gateway_before, gateway_snapshot(stack, ROUTE, MODEL))
     steps = step_table(before, step_times(stack.triton_grpc), (requests_per_level + 1) * len(CONCURRENCY))
     ref = reference_latencies(images * max(1, requests_per_level // len(images)))
     p50, p95, p99 = (np.percentile(ref, q) * 1000 for q in (50, 95, 99))
@@ -56,6 +66,8 @@ def run(stack: Stack, requests_per_level: int) -> str:
             "",
             TABLE_HEAD,
             *rows,
+            "",
+            share,
             "",
             "RapidOCR 1.4.4 in-process (reference, same pages):",
             "",

@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.serving import TABLE_HEAD, Stack, closed_loop, step_table, step_times
+from bench.serving import (
+    TABLE_HEAD,
+    Stack,
+    closed_loop,
+    gateway_share,
+    gateway_snapshot,
+    step_table,
+    step_times,
+)
 from tests.support.seal_generator import generate_page
 
 SEED = 99
+ROUTE, MODEL = "/v1/seal", "seal"
 
 
 def page_with(seals: int) -> bytes:
@@ -21,8 +30,9 @@ def page_with(seals: int) -> bytes:
 def run(stack: Stack, requests_per_page: int) -> str:
     lines = ["### /v1/seal (generated 1400x1000 pages, concurrency 1)", ""]
     for seals in (1, 3):
-        before = step_times(stack.triton_grpc)
-        result = closed_loop(stack.gateway_url, "/v1/seal", [page_with(seals)], 1, requests_per_page)
+        before, gateway_before = step_times(stack.triton_grpc), gateway_snapshot(stack, ROUTE, MODEL)
+        result = closed_loop(stack.gateway_url, ROUTE, [page_with(seals)], 1, requests_per_page)
+        share = gateway_share(gateway_before, gateway_snapshot(stack, ROUTE, MODEL))
         steps = step_table(before, step_times(stack.triton_grpc), requests_per_page + 1)
-        lines += [f"Page with {seals} seal(s):", "", TABLE_HEAD, result.row(), "", steps, ""]
+        lines += [f"Page with {seals} seal(s):", "", TABLE_HEAD, result.row(), "", share, "", steps, ""]
     return "\n".join(lines)

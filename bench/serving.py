@@ -12,25 +12,31 @@ from itertools import cycle
 import httpx
 import numpy as np
 import tritonclient.grpc as grpcclient
+from prometheus_client.parser import text_string_to_metric_families
 
+from bench.procstat import tree_cpu_s
 from gateway.local_triton import LocalTriton
-from gateway.settings import Settings
-from tests.support.servers import serve_gateway
+from tests.support.servers import gateway_process
 
 NS_PER_MS = 1e6
+REQUEST_SECONDS = "gateway_http_request_duration_seconds"
+TRITON_SECONDS = "gateway_triton_request_duration_seconds"
 
 
 @dataclass(frozen=True)
 class Stack:
     gateway_url: str
+    gateway_pid: int
     triton_grpc: str
+    triton_http: str
+    triton_pid: int
 
 
 @contextmanager
-def local_stack() -> Iterator[Stack]:
-    """A real local Triton with every model, and the gateway over HTTP in front of it."""
-    with LocalTriton() as triton, serve_gateway(Settings(triton_url=triton.grpc_url)) as url:
-        yield Stack(url, triton.grpc_url)
+def local_stack(gateway_workers: int = 1) -> Iterator[Stack]:
+    """A real local Triton with every model, and the gateway in its own process in front of it."""
+    with LocalTriton() as triton, gateway_process(triton.grpc_url, gateway_workers) as gateway:
+        yield Stack(gateway.url, gateway.pid, triton.grpc_url, triton.http_url, triton.pid)
 
 
 @dataclass(frozen=True)
@@ -93,3 +99,39 @@ def step_table(before: dict[str, tuple[int, float]], after: dict[str, tuple[int,
             ms = (after[name][1] - before.get(name, (0, 0.0))[1]) / per
             rows.append(f"| {name} | {calls} | {ms:.1f} |")
     return "\n".join(rows)
+
+
+@dataclass(frozen=True)
+class GatewaySnapshot:
+    """Cumulative totals for one route: the gateway's own metrics and its process CPU."""
+
+    requests: float
+    request_s: float
+    triton_s: float
+    cpu_s: float
+
+
+def gateway_snapshot(stack: Stack, route: str, model: str) -> GatewaySnapshot:
+    text = httpx.get(f"{stack.gateway_url}/metrics", timeout=10).text
+    sums: dict[str, float] = {"requests": 0.0, "request_s": 0.0, "triton_s": 0.0}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.labels.get("route") == route and sample.name == f"{REQUEST_SECONDS}_count":
+                sums["requests"] += sample.value
+            elif sample.labels.get("route") == route and sample.name == f"{REQUEST_SECONDS}_sum":
+                sums["request_s"] += sample.value
+            elif sample.labels.get("model") == model and sample.name == f"{TRITON_SECONDS}_sum":
+                sums["triton_s"] += sample.value
+    return GatewaySnapshot(**sums, cpu_s=tree_cpu_s(stack.gateway_pid))
+
+
+def gateway_share(before: GatewaySnapshot, after: GatewaySnapshot) -> str:
+    """What the gateway added to the requests between two snapshots, in wall time and CPU."""
+    requests = after.requests - before.requests
+    request_s, triton_s = after.request_s - before.request_s, after.triton_s - before.triton_s
+    cpu_ms = 1000 * (after.cpu_s - before.cpu_s) / requests
+    return (
+        f"Gateway's share of request time: {100 * (1 - triton_s / request_s):.2f}% of wall time outside "
+        f"the Triton call ({1000 * (request_s - triton_s) / requests:.1f} ms of "
+        f"{1000 * request_s / requests:.0f} ms); gateway CPU {cpu_ms:.1f} ms per request."
+    )

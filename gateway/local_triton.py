@@ -220,6 +220,13 @@ class LocalTriton:
     def is_running(self) -> bool:
         return self._process is not None and self._process.poll() is None
 
+    @property
+    def pid(self) -> int:
+        """The tritonserver process id (its Python-backend stubs are its children)."""
+        if self._process is None:
+            raise TritonStartError("server has not been started")
+        return self._process.pid
+
     def stop(self) -> None:
         """Stop the server (SIGTERM, then SIGKILL after a grace period) and remove its files."""
         if self._process is not None and self._process.poll() is None:

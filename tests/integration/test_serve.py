@@ -6,7 +6,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import cv2
@@ -15,24 +14,11 @@ import pytest
 
 from gateway.local_triton import PROJECT_ROOT
 from tests.support.digits import load_mnist
-from tests.support.servers import free_port
+from tests.support.servers import free_port, wait_until_ok
 
 pytestmark = pytest.mark.integration
 READY_TIMEOUT_S = 240.0
 TRITON_LOG = re.compile(r"^Triton  : .* log (\S+)$", re.MULTILINE)
-
-
-def wait_ready(url: str, process: subprocess.Popen[str]) -> None:
-    deadline = time.monotonic() + READY_TIMEOUT_S
-    while time.monotonic() < deadline:
-        assert process.poll() is None, f"serve exited early:\n{process.communicate()[0]}"
-        try:
-            if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.5)
-    raise AssertionError("serve did not become ready")
 
 
 # SIGTERM is what Docker and Kubernetes send; SIGINT is Ctrl-C. Either must also stop Triton.
@@ -48,7 +34,7 @@ def test_serve_answers_then_stops_cleanly(stop_signal: signal.Signals) -> None:
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_ready(url, process)
+        wait_until_ok(f"{url}/readyz", process, READY_TIMEOUT_S)
         images, labels = load_mnist("heldout")
         png = cv2.imencode(".png", images[5])[1].tobytes()
         response = httpx.post(f"{url}/v1/mnist", files={"image": ("d.png", png)}, timeout=30)

@@ -1,13 +1,21 @@
-"""Serving the real gateway on a real socket for tests: uvicorn in a thread, torn down always."""
+"""Serving the real gateway on a real socket: uvicorn in a thread (tests) or in its own process
+(benchmarks, so it neither shares a GIL with the load nor hides its CPU time); torn down always."""
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
 
+import httpx
 import uvicorn
 
 from gateway.main import create_app
@@ -48,3 +56,47 @@ def serve_gateway(settings: Settings) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+@dataclass(frozen=True)
+class GatewayProcess:
+    url: str
+    pid: int
+
+
+@contextmanager
+def gateway_process(
+    triton_grpc: str, workers: int = 1, env: dict[str, str] | None = None
+) -> Iterator[GatewayProcess]:
+    """`python -m gateway serve` against `triton_grpc`, as production runs it; waits for /healthz."""
+    port = free_port()
+    command = [sys.executable, "-m", "gateway", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    command += ["--triton-url", triton_grpc, "--workers", str(workers)]
+    process = subprocess.Popen(command, env={**os.environ, **(env or {})}, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_ok(f"{url}/healthz", process)
+        yield GatewayProcess(url, process.pid)
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=STARTUP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def wait_until_ok(url: str, process: subprocess.Popen[Any], timeout_s: float = STARTUP_TIMEOUT_S) -> None:
+    """Poll `url` until it answers 200; raises RuntimeError if `process` exits or time runs out."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            output = process.communicate()[0] if process.stdout else ""
+            raise RuntimeError(f"the process exited with {process.returncode}:\n{output}")
+        try:
+            if httpx.get(url, timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"{url} did not answer 200 within {timeout_s:.0f} s")

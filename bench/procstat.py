@@ -1,0 +1,52 @@
+"""CPU time of a process and all its descendants, from /proc (Linux only).
+
+Used to charge each benchmark path with what it cost the gateway and Triton (whose Python
+models run as child stub processes, as uvicorn's workers do) rather than guessing from wall time.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PROC = Path("/proc")
+TICKS_PER_S = os.sysconf("SC_CLK_TCK")
+# Fields after the command name, which sits in parentheses and may itself hold spaces.
+PPID_FIELD, UTIME_FIELD, STIME_FIELD = 1, 11, 12
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    try:
+        text = (PROC / str(pid) / "stat").read_text()
+    except OSError:  # the process ended between listing and reading
+        return None
+    return text[text.rindex(")") + 2 :].split()
+
+
+def _all_stats() -> dict[int, list[str]]:
+    stats = {}
+    for entry in PROC.iterdir():
+        if entry.name.isdigit() and (fields := _stat_fields(int(entry.name))) is not None:
+            stats[int(entry.name)] = fields
+    return stats
+
+
+def descendants(root: int, stats: dict[int, list[str]]) -> set[int]:
+    """`root` and every process below it in the parent tree."""
+    children: dict[int, list[int]] = {}
+    for pid, fields in stats.items():
+        children.setdefault(int(fields[PPID_FIELD]), []).append(pid)
+    tree, todo = set(), [root]
+    while todo:
+        pid = todo.pop()
+        if pid in stats and pid not in tree:
+            tree.add(pid)
+            todo += children.get(pid, [])
+    return tree
+
+
+def tree_cpu_s(root: int) -> float:
+    """User + system CPU seconds used so far by `root` and its living descendants."""
+    stats = _all_stats()
+    ticks = sum(int(stats[p][UTIME_FIELD]) + int(stats[p][STIME_FIELD]) for p in descendants(root, stats))
+    return ticks / TICKS_PER_S

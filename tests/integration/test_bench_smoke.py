@@ -1,0 +1,36 @@
+"""Smoke run of the front-door benchmark, so that `make bench` stays runnable.
+
+A few seconds of every path at two levels, against the session's real Triton and a gateway in
+its own process. It checks that the harness works (generators found, bodies accepted by every
+path with the same answer, numbers parsed, table and plot written), never how fast anything is:
+speed targets live in BENCHMARKS.md, not in tests.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench import frontdoor
+from bench.serving import Stack
+from gateway.local_triton import LocalTriton
+from tests.support.digits import load_mnist
+from tests.support.servers import gateway_process
+
+pytestmark = pytest.mark.integration
+LEVELS = (1, 4)
+
+
+def test_frontdoor_harness_runs_every_path(triton: LocalTriton, tmp_path: Path) -> None:
+    images, _ = load_mnist("test")
+    with gateway_process(triton.grpc_url) as gateway:
+        stack = Stack(gateway.url, gateway.pid, triton.grpc_url, triton.http_url, triton.pid)
+        text, rows = frontdoor.run(
+            stack, frontdoor.digit_png(images[0]), tmp_path, LEVELS, rounds=1, duration_s=1
+        )
+    assert {(row.path, row.connections) for row in rows} == {(p, c) for p in frontdoor.PATHS for c in LEVELS}
+    assert all(row.rps > 0 and row.errors == 0 for row in rows), text
+    assert all(row.gateway_cpu_ms > 0 for row in rows if row.path.startswith("gateway")), text
+    assert (tmp_path / "frontdoor.png").stat().st_size > 10_000
+    assert "req/s ÷ triton-http" in text
