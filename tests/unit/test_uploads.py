@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import time
 from collections.abc import AsyncIterator
 
 import pytest
@@ -138,3 +139,60 @@ def test_declared_length_over_limit_is_refused_before_reading() -> None:
     check_declared_length(None, 100)
     with pytest.raises(PayloadTooLarge):
         check_declared_length("101", 100)
+
+
+@pytest.mark.parametrize(
+    "mode, size, options",
+    [
+        ("RGB", (640, 480), {}),
+        ("L", (1, 1), {}),
+        ("RGB", (4000, 3), {"progressive": True}),
+        ("CMYK", (17, 1234), {}),
+        ("RGB", (333, 222), {"exif": Image.Exif(), "quality": 40}),
+    ],
+)
+def test_hand_read_jpeg_header_agrees_with_pillow(
+    mode: str, size: tuple[int, int], options: dict[str, object]
+) -> None:
+    buffer = io.BytesIO()
+    Image.new(mode, size).save(buffer, "JPEG", **options)
+    data = buffer.getvalue()
+    with Image.open(io.BytesIO(data)) as image:
+        assert validate_image(data, max_pixels=1 << 30).width == image.size[0] == size[0]
+        assert validate_image(data, max_pixels=1 << 30).height == image.size[1] == size[1]
+
+
+@pytest.mark.parametrize("mode, size", [("RGBA", (1, 65535)), ("P", (300, 2)), ("I;16", (5, 7))])
+def test_hand_read_png_header_agrees_with_pillow(mode: str, size: tuple[int, int]) -> None:
+    upload = validate_image(encode(Image.new(mode, size), "PNG"), max_pixels=1 << 30)
+    assert (upload.width, upload.height) == size
+
+
+@pytest.mark.parametrize("cut", [3, 10, 20, 60, 150])
+def test_jpeg_cut_before_its_frame_header_is_invalid(cut: int) -> None:
+    data = encode(Image.new("RGB", (64, 64)), "JPEG")
+    with pytest.raises(InvalidImage):
+        validate_image(data[:cut], max_pixels=1 << 30)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR\x00\x00\x00\x00\x00\x00\x00\x05",  # zero width
+        b"\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIDAT\x00\x00\x00\x05\x00\x00\x00\x05",  # no IHDR first
+        b"\xff\xd8\xff\xe0\x00\x02" + b"\x00" * 8,  # a segment followed by garbage, no frame
+        b"\xff\xd8\xff\xc0\x00\x11\x08\x00\x00\x00\x10",  # zero height
+        b"\xff\xd8" + b"\xff" * 5000,  # fill bytes only
+    ],
+)
+def test_hostile_png_and_jpeg_headers_are_invalid(data: bytes) -> None:
+    with pytest.raises(InvalidImage):
+        validate_image(data, max_pixels=1 << 30)
+
+
+def test_a_hostile_run_of_jpeg_markers_is_refused_quickly() -> None:
+    data = b"\xff\xd8" + b"\xff\xd0" * 5_000_000  # 10 MB of restart markers, no frame
+    start = time.perf_counter()
+    with pytest.raises(InvalidImage):
+        validate_image(data, max_pixels=1 << 30)
+    assert time.perf_counter() - start < 0.1
