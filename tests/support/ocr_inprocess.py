@@ -53,7 +53,7 @@ def _session(path: Path, threads: int) -> ort.InferenceSession:
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 
-def _run(session: ort.InferenceSession, tensor: np.ndarray) -> np.ndarray:
+def run_session(session: ort.InferenceSession, tensor: np.ndarray) -> np.ndarray:
     name = session.get_inputs()[0].name
     return np.asarray(session.run(None, {name: tensor})[0])
 
@@ -70,7 +70,7 @@ class InProcessOcr:
         self.rec_batch_size = rec_batch_size
 
     def _upright(self, crops: Sequence[np.ndarray]) -> list[np.ndarray]:
-        return apply_direction(crops, _run(self.cls, cls_preprocess(crops)))
+        return apply_direction(crops, run_session(self.cls, cls_preprocess(crops)))
 
     def recognize(self, crops: Sequence[np.ndarray]) -> list[tuple[str, float]]:
         """Direction-correct and recognise BGR line crops, results in input order."""
@@ -80,7 +80,7 @@ class InProcessOcr:
         size = self.rec_batch_size or len(crops)
         results: list[tuple[str, float]] = [("", 0.0)] * len(crops)
         for group in aspect_batches(crops, size):
-            probs = _run(self.rec, rec_preprocess([crops[i] for i in group]))
+            probs = run_session(self.rec, rec_preprocess([crops[i] for i in group]))
             for index, result in zip(group, ctc_decode(probs, self.charset), strict=True):
                 results[index] = result
         return results
@@ -88,7 +88,7 @@ class InProcessOcr:
     def read_page(self, rgb: np.ndarray) -> list[OcrLine]:
         """RapidOCR's full pipeline on an RGB image: lines in reading order, low scores dropped."""
         image, scale = prepare_image(rgb)
-        prob = _run(self.det, det_preprocess(image))
+        prob = run_session(self.det, det_preprocess(image))
         boxes, _ = db_postprocess(prob, image.shape[:2])
         boxes = boxes[sort_reading_order(boxes)]
         results = self.recognize([crop_quad(image, box) for box in boxes])

@@ -1,17 +1,15 @@
-"""EVALUATION HARNESS: seal geometry + prototype PP-OCRv4 on generated pages and seals-dev.
+"""EVALUATION HARNESS: the seal BLS's functions, in-process, on generated pages and seals-dev.
 
-Run from the project root, with the PP-OCRv4 weights provisioned (see `seal_ocr_proto`):
+Run from the project root, with the PP-OCRv4 weights provisioned (`python -m gateway models`):
 
     PYTHONPATH=triton_repo/shared:. .venv/bin/python -m tests.support.seal_eval
 
-It reads each page the way the seal BLS will: `prepare_seals`, then recognition of every rim
-candidate keeping the best `prior * mean confidence` (characters under 0.5 confidence trimmed
-off the rim's ends), recognition of the code strip (kept when
-it reads as 8+ digits/capitals), and detection + recognition of the inner crops (for
-rectangular seals: both orientations, the better one wins and its first line is the main
-text). Generated seals are matched to truth by box IoU; seals-dev by the manifest's primary
-text (the found seal whose reading is closest). Targets: rim exact >= 85 %, CER <= 5 %,
-recall >= 98 %, <= 1 false seal per 20 seal-less pages.
+It reads each page as the seal BLS does, through the same functions: `prepare_seals`, then
+`imgproc.seal.reading.read_seal` with the BLS's recognisers run in-process
+(`seal_inprocess`); only Triton itself is left out. Generated seals are matched to truth by
+box IoU; seals-dev by the manifest's primary text (the found seal whose reading is closest).
+Targets: rim exact >= 85 %, CER <= 5 %, recall >= 98 %, <= 1 false seal per 20 seal-less
+pages.
 """
 
 from __future__ import annotations
@@ -24,11 +22,12 @@ from dataclasses import dataclass, field
 import numpy as np
 from imgproc.imaging import decode_rgb
 from imgproc.seal import prepare_seals
+from imgproc.seal.reading import SealReading
 
 from tests.support.cer import levenshtein, normalize
 from tests.support.seal_data import MATCH_IOU, SEALS_DEV, box_iou, dev_group
 from tests.support.seal_generator import Page, SealTruth, generate_page
-from tests.support.seal_ocr_proto import Detector, Recogniser, SealReading, read_seal
+from tests.support.seal_inprocess import InProcessSeal
 
 
 @dataclass
@@ -63,7 +62,7 @@ class Tally:
         self.chars += len(truth.rim_text)
         shape = self.by_shape.setdefault(truth.shape, [0, 0])
         shape[0], shape[1] = shape[0] + 1, shape[1] + (distance == 0)
-        got_inner = {normalize(t) for t in reading.inner_texts} if reading else set()
+        got_inner = {normalize(t) for t, _ in reading.inner} if reading else set()
         self.inner_total += len(truth.inner_texts)
         self.inner_hit += sum(normalize(t) in got_inner for t in truth.inner_texts)
         self.code_total += len(truth.codes)
@@ -77,7 +76,7 @@ class Tally:
             )
 
 
-def score_page(page: Page, det: Detector, rec: Recogniser, tally: Tally) -> None:
+def score_page(page: Page, seal: InProcessSeal, tally: Tally) -> None:
     """Find, read and score the seals of one generated page."""
     found = prepare_seals(decode_rgb(page.image_bytes))
     tally.pages += 1
@@ -90,18 +89,18 @@ def score_page(page: Page, det: Detector, rec: Recogniser, tally: Tally) -> None
         match = max(unused, key=lambda c: box_iou(c.region.box, truth.box), default=None)
         if match is not None and box_iou(match.region.box, truth.box) >= MATCH_IOU:
             unused.remove(match)
-            tally.add(truth, read_seal(match, det, rec))
+            tally.add(truth, seal.read(match))
         else:
             tally.add(truth, None)
     tally.extra += len(unused)
 
 
-def evaluate_generated(seed: int, seal_pages: int, empty_pages: int, det: Detector, rec: Recogniser) -> Tally:
+def evaluate_generated(seed: int, seal_pages: int, empty_pages: int, seal: InProcessSeal) -> Tally:
     """Score a held-out generated set: `seal_pages` pages of 1-3 seals and `empty_pages` without."""
     rng, tally = np.random.default_rng(seed), Tally()
     for index in range(seal_pages + empty_pages):
         n_seals = int(rng.integers(1, 4)) if index < seal_pages else 0
-        score_page(generate_page(rng, n_seals), det, rec, tally)
+        score_page(generate_page(rng, n_seals), seal, tally)
     return tally
 
 
@@ -122,11 +121,11 @@ class DevRow:
     codes_read: list[str]
 
 
-def _dev_row(item: dict[str, object], det: Detector, rec: Recogniser) -> DevRow:
+def _dev_row(item: dict[str, object], seal: InProcessSeal) -> DevRow:
     name = str(item["file"])
     crops = prepare_seals(decode_rgb((SEALS_DEV / name).read_bytes()))
     truth = normalize(str(item["rim_text"]))
-    readings = [read_seal(c, det, rec) for c in crops]
+    readings = [seal.read(c) for c in crops]
     best = min(readings, key=lambda r: levenshtein(normalize(r.rim_text), truth), default=None)
     got = normalize(best.rim_text) if best else ""
     return DevRow(
@@ -138,15 +137,15 @@ def _dev_row(item: dict[str, object], det: Detector, rec: Recogniser) -> DevRow:
         read=got,
         distance=levenshtein(got, truth),
         inner_truth=item["inner_text"],  # type: ignore[arg-type]
-        inner_read=best.inner_texts if best else [],
+        inner_read=[text for text, _ in best.inner] if best else [],
         codes_truth=item["other_text"],  # type: ignore[arg-type]
         codes_read=best.codes if best else [],
     )
 
 
-def evaluate_dev(det: Detector, rec: Recogniser) -> list[DevRow]:
+def evaluate_dev(seal: InProcessSeal) -> list[DevRow]:
     """Per-image results on seals-dev: seals found and the best reading of the primary rim text."""
-    return [_dev_row(item, det, rec) for item in json.loads((SEALS_DEV / "manifest.json").read_text())]
+    return [_dev_row(item, seal) for item in json.loads((SEALS_DEV / "manifest.json").read_text())]
 
 
 def _say(line: str) -> None:
@@ -204,13 +203,14 @@ def main() -> None:
     parser.add_argument("--seal-pages", type=int, default=60)
     parser.add_argument("--empty-pages", type=int, default=25)
     parser.add_argument("--skip-dev", action="store_true")
+    parser.add_argument("--threads", type=int, default=1, help="ONNX Runtime intra-op threads")
     args = parser.parse_args()
-    det, rec = Detector(), Recogniser()
+    seal = InProcessSeal(threads=args.threads)
     started = time.perf_counter()
-    tally = evaluate_generated(args.seed, args.seal_pages, args.empty_pages, det, rec)
+    tally = evaluate_generated(args.seed, args.seal_pages, args.empty_pages, seal)
     _report_generated(tally, time.perf_counter() - started)
     if not args.skip_dev:
-        _report_dev(evaluate_dev(det, rec))
+        _report_dev(evaluate_dev(seal))
 
 
 if __name__ == "__main__":

@@ -5,9 +5,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import pytest
 from imgproc.seal.pipeline import RimStrip, SealCrops
-from imgproc.seal.reading import best_rim, is_code, read_seal
+from imgproc.seal.reading import (
+    best_rim,
+    is_code,
+    read_seal,
+    trim_code_ends,
+    trim_rim_ends,
+    trim_unsure_ends,
+)
 from imgproc.seal.shapes import SealRegion
+from imgproc.text import Decoded
 
 
 def region(shape: str, box: tuple[int, int, int, int]) -> SealRegion:
@@ -31,11 +40,16 @@ def strip(value: int) -> np.ndarray:
     return np.full((48, 200), value, np.uint8)
 
 
-def fake_recognise(table: dict[int, tuple[str, float]]):  # type: ignore[no-untyped-def]
-    """Reads each image as the text its fill value names."""
+def decoded(text: str, *probs: float) -> Decoded:
+    """`text` read with the given per-character probabilities (one value: all of them)."""
+    return Decoded(tuple(text), probs if len(probs) == len(text) else probs * len(text))
 
-    def recognise(images: Sequence[np.ndarray]) -> list[tuple[str, float]]:
-        return [table[int(image[0, 0])] for image in images]
+
+def fake_recognise(table: dict[int, tuple[str, float]]):  # type: ignore[no-untyped-def]
+    """Reads each image as the text its fill value names, every character equally sure."""
+
+    def recognise(images: Sequence[np.ndarray]) -> list[Decoded]:
+        return [decoded(*table[int(image[0, 0])]) for image in images]
 
     return recognise
 
@@ -43,7 +57,44 @@ def fake_recognise(table: dict[int, tuple[str, float]]):  # type: ignore[no-unty
 def test_best_rim_weighs_confidence_by_prior() -> None:
     crops = SealCrops(REGION, rim=[RimStrip(strip(1), 1.0), RimStrip(strip(2), 0.5)])
     recognise = fake_recognise({1: ("上海星辰科技有限公司", 0.8), 2: ("司公限有", 0.95)})
-    assert best_rim(crops, recognise) == ("上海星辰科技有限公司", 0.8)
+    best = best_rim(crops, recognise)
+    assert (best.text, best.score) == ("上海星辰科技有限公司", pytest.approx(0.8))
+
+
+def test_trim_unsure_ends_cuts_only_the_ends() -> None:
+    line = decoded("9天津公3司0", 0.3, 0.9, 0.9, 0.95, 0.2, 0.9, 0.45)
+    trimmed = trim_unsure_ends(line)
+    assert trimmed.text == "天津公3司"  # the unsure "3" inside stays: cutting it would misplace the rest
+    assert trimmed.probs == (0.9, 0.9, 0.95, 0.2, 0.9)
+
+
+def test_trim_unsure_ends_of_an_all_unsure_line_is_empty() -> None:
+    trimmed = trim_unsure_ends(decoded("噪点", 0.1, 0.4))
+    assert (trimmed.text, trimmed.score) == ("", 0.0)
+
+
+def test_trim_code_ends_drops_code_digits_and_loose_punctuation() -> None:
+    assert trim_code_ends(decoded("8098重庆康华医药有限公司21,", 0.9)).text == "重庆康华医药有限公司"
+    assert trim_code_ends(decoded("中农舜耕(北京)科技有限公司", 0.9)).text == "中农舜耕(北京)科技有限公司"
+
+
+def test_trim_code_ends_leaves_a_line_without_chinese() -> None:
+    assert trim_code_ends(decoded("2024-05", 0.9)).text == "2024-05"
+
+
+def test_trim_rim_ends_alternates_until_nothing_is_left_to_cut() -> None:
+    line = decoded("T8098重庆康华公司", 0.3, 0.9, 0.9, 0.9, 0.9, 0.4, 0.9, 0.9, 0.9, 0.9, 0.9)
+    assert trim_rim_ends(line).text == "庆康华公司"  # "T" unsure, then the code, then "重" unsure
+
+
+def test_read_seal_trims_a_stray_mark_off_the_rim() -> None:
+    crops = SealCrops(REGION, rim=[RimStrip(strip(1), 1.0)])
+
+    def recognise(images: Sequence[np.ndarray]) -> list[Decoded]:
+        return [decoded("天津公司9", 0.9, 0.9, 0.9, 0.9, 0.3)]
+
+    reading = read_seal(crops, recognise, lambda image: [])
+    assert (reading.rim_text, reading.rim_score) == ("天津公司", pytest.approx(0.9))
 
 
 def test_codes_are_split_from_inner_lines() -> None:

@@ -13,6 +13,7 @@ from imgproc.text.recognition import (
     cls_preprocess,
     confident,
     ctc_decode,
+    ctc_decode_chars,
     rec_preprocess,
     rec_width,
 )
@@ -38,6 +39,15 @@ def test_ctc_collapses_repeats_and_drops_blanks() -> None:
     [(text, score)] = ctc_decode(probs[None], CHARSET)
     assert text == "aab c"
     assert score == pytest.approx(np.mean([0.9, 0.7, 0.9, 0.9, 0.9]), abs=1e-6)
+
+
+def test_ctc_decode_chars_keeps_each_characters_probability() -> None:
+    probs = _probs([1, 1, 0, 2, 3])
+    probs[3, 2] = 0.6
+    [line] = ctc_decode_chars(probs[None], CHARSET)
+    assert line.chars == ("a", "b", "c")
+    assert line.probs == pytest.approx((0.9, 0.6, 0.9))
+    assert (line.text, line.score) == ctc_decode(probs[None], CHARSET)[0]
 
 
 def test_ctc_batch_and_all_blank() -> None:

@@ -13,11 +13,13 @@ from typing import Any
 
 import numpy as np
 import triton_python_backend_utils as pb_utils
+from imgproc.imaging import three_channels
 from imgproc.text import (
+    Decoded,
     apply_direction,
     cls_preprocess,
     crop_quad,
-    ctc_decode,
+    ctc_decode_chars,
     db_postprocess,
     det_preprocess,
     prepare_image,
@@ -126,21 +128,23 @@ def recogniser_charset(args: dict[str, str]) -> list[str]:
     return load_charset(Path(args["model_repository"]).parent / RECOGNIZER_ONNX)
 
 
-def _three_channels(image: np.ndarray) -> np.ndarray:
-    return np.repeat(image[:, :, None], 3, axis=2) if image.ndim == 2 else image
+def recognise_chars(images: Sequence[np.ndarray], charset: Sequence[str]) -> list[Decoded]:
+    """Each line image (gray or BGR) read per character, in one BLS call; raises ModelCallError."""
+    if not images:  # Triton rejects an empty batch
+        return []
+    batch = rec_preprocess([three_channels(image) for image in images])
+    probs = call_model(RECOGNITION_MODEL, {RECOGNITION_INPUT: batch}, RECOGNITION_OUTPUT)
+    return ctc_decode_chars(probs, charset)
 
 
 def recognise(images: Sequence[np.ndarray], charset: Sequence[str]) -> list[tuple[str, float]]:
     """Text and confidence of each line image (gray or BGR), in one BLS call; raises ModelCallError."""
-    if not images:  # Triton rejects an empty batch
-        return []
-    batch = rec_preprocess([_three_channels(image) for image in images])
-    return ctc_decode(call_model(RECOGNITION_MODEL, {RECOGNITION_INPUT: batch}, RECOGNITION_OUTPUT), charset)
+    return [(line.text, line.score) for line in recognise_chars(images, charset)]
 
 
 def read_lines(image: np.ndarray, charset: Sequence[str]) -> list[tuple[str, float]]:
     """Detect, order, straighten and recognise the text lines of an image; raises ModelCallError."""
-    working, _ = prepare_image(_three_channels(image))
+    working, _ = prepare_image(three_channels(image))
     probabilities = call_model(DETECTION_MODEL, {DETECTION_INPUT: det_preprocess(working)}, DETECTION_OUTPUT)
     boxes, _ = db_postprocess(probabilities, working.shape[:2])
     return recognise(upright([crop_quad(working, box) for box in boxes[sort_reading_order(boxes)]]), charset)

@@ -65,3 +65,8 @@ def decode_rgb(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> np.ndarray:
 def decode_gray(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> np.ndarray:
     """Decode bytes to an upright HxW uint8 grayscale array; raises ImageError."""
     return _load(_open(data, max_pixels), "L")
+
+
+def three_channels(image: np.ndarray) -> np.ndarray:
+    """A gray image repeated into three channels (the text models take BGR); colour as it is."""
+    return np.repeat(image[:, :, None], 3, axis=2) if image.ndim == 2 else image

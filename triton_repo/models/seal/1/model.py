@@ -19,7 +19,7 @@ from pymodel import (
     model_config,
     parameter,
     read_lines,
-    recognise,
+    recognise_chars,
     recogniser_charset,
     request_bytes,
     response,
@@ -27,7 +27,7 @@ from pymodel import (
 
 
 def _ppocr(args: dict[str, str]) -> Recognise:
-    return partial(recognise, charset=recogniser_charset(args))
+    return partial(recognise_chars, charset=recogniser_charset(args))
 
 
 # A second recogniser (e.g. TrOCR served as its own Triton model) is one more entry here.

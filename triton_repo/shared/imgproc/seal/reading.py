@@ -4,29 +4,39 @@ The recogniser and the line reader are passed in as callables, so the BLS plugs 
 PP-OCRv4 through Triton, the evaluation harness plugs in onnxruntime directly, the unit
 tests plug in fakes, and a second recogniser (e.g. TrOCR) is one more callable.
 
-Rim: every candidate strip is read, and the best `prior * confidence` wins (a wrong start
-or direction reads as low-confidence garbage). Codes: the bottom-arc strip is kept when it
-reads as a code. Inner lines (round/oval) and all lines (rect) come from detection plus
-recognition; a rect seal's interior comes in several orientations, the best-read one wins,
-and its first line is reported as the main text.
+Rim: every candidate strip is read, and the best `prior * confidence` wins (a wrong start or
+direction reads as low-confidence garbage); unsure characters, digits and loose punctuation
+at its ends are then cut, since they are stray red marks or the bottom-arc code, not rim
+text. Codes: the bottom-arc strip is kept when it reads as a code. Inner lines (round/oval)
+and all lines (rect) come from detection plus recognition; a rect seal's interior comes in
+several orientations, the best-read one wins, and its first line is reported as the main
+text.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from imgproc.text import Decoded
+
 from .pipeline import SealCrops
 
 Line = tuple[str, float]
-Recognise = Callable[[Sequence[np.ndarray]], list[Line]]
+# Per character, because the rim's ends are judged character by character.
+Recognise = Callable[[Sequence[np.ndarray]], list[Decoded]]
 ReadLines = Callable[[np.ndarray], list[Line]]
 
 MIN_LINE_SCORE = 0.5
+# A rim character read with less probability than this is not kept at either end of the rim.
+MIN_EDGE_PROB = 0.5
 CODE_PATTERN = re.compile(r"[0-9A-Z]{8,}")
+# Punctuation that never ends a rim: dashes, dots, commas (brackets, Ps/Pe, may: "(北京)").
+LOOSE_PUNCTUATION = frozenset({"Pc", "Pd", "Po"})
 
 
 @dataclass(frozen=True)
@@ -40,14 +50,57 @@ class SealReading:
     codes: list[str] = field(default_factory=list)
 
 
-def best_rim(crops: SealCrops, recognise: Recognise) -> Line:
-    """The rim candidate with the best prior-weighted confidence, or ("", 0)."""
+def trim_unsure_ends(line: Decoded, min_prob: float = MIN_EDGE_PROB) -> Decoded:
+    """`line` without the characters under `min_prob` at either end (the middle is kept)."""
+    start, stop = 0, len(line.probs)
+    while start < stop and line.probs[start] < min_prob:
+        start += 1
+    while stop > start and line.probs[stop - 1] < min_prob:
+        stop -= 1
+    return Decoded(line.chars[start:stop], line.probs[start:stop])
+
+
+def _is_chinese(char: str) -> bool:
+    return "\u3400" <= char <= "\u9fff"  # CJK Extension A and Unified Ideographs
+
+
+def _not_rim_end(char: str) -> bool:
+    """A code digit or loose punctuation: what a Chinese rim text never begins or ends with."""
+    return (char.isascii() and char.isdigit()) or unicodedata.category(char) in LOOSE_PUNCTUATION
+
+
+def trim_code_ends(line: Decoded) -> Decoded:
+    """A Chinese `line` without digits and loose punctuation at either end.
+
+    Digits beside the rim text are the bottom-arc code, read along when the gap between them
+    is narrow; a rim with no Chinese at all (a Latin or number seal) is left as it is.
+    """
+    if not any(_is_chinese(char) for char in line.chars):
+        return line
+    start, stop = 0, len(line.chars)
+    while start < stop and _not_rim_end(line.chars[start]):
+        start += 1
+    while stop > start and _not_rim_end(line.chars[stop - 1]):
+        stop -= 1
+    return Decoded(line.chars[start:stop], line.probs[start:stop])
+
+
+def trim_rim_ends(line: Decoded, min_prob: float = MIN_EDGE_PROB) -> Decoded:
+    """The rim without what is not rim text at its ends: unsure characters and code digits,
+    trimmed in turn until neither finds more (an unsure mark may hide a digit, and back)."""
+    while True:
+        trimmed = trim_code_ends(trim_unsure_ends(line, min_prob))
+        if trimmed == line:
+            return line
+        line = trimmed
+
+
+def best_rim(crops: SealCrops, recognise: Recognise) -> Decoded:
+    """The rim candidate with the best prior-weighted confidence (empty without candidates)."""
     if not crops.rim:
-        return "", 0.0
+        return Decoded((), ())
     readings = recognise([strip.image for strip in crops.rim])
-    scored = [
-        (strip.prior * score, (text, score)) for strip, (text, score) in zip(crops.rim, readings, strict=True)
-    ]
+    scored = [(strip.prior * line.score, line) for strip, line in zip(crops.rim, readings, strict=True)]
     return max(scored, key=lambda item: item[0])[1]
 
 
@@ -82,10 +135,10 @@ def read_seal(
     inner = [line for line in lines if not is_code(line, min_score)]
     if crops.code is not None:
         code = recognise([crops.code])[0]
-        if is_code(code, min_score):
-            codes.append(code[0].replace(" ", ""))
+        if is_code((code.text, code.score), min_score):
+            codes.append(code.text.replace(" ", ""))
     if crops.rim:
-        rim_text, rim_score = best_rim(crops, recognise)
-        return SealReading(crops, rim_text, rim_score, inner, codes)
+        rim = trim_rim_ends(best_rim(crops, recognise))
+        return SealReading(crops, rim.text, rim.score, inner, codes)
     first, rest = (inner[0], inner[1:]) if inner else (("", 0.0), [])
     return SealReading(crops, first[0], first[1], rest, codes)

@@ -13,16 +13,19 @@ from .db import DBParams, db_postprocess
 from .detection import ScaleInfo, boxes_to_upload, det_preprocess, prepare_image, prepare_line
 from .geometry import crop_quad, sort_reading_order
 from .recognition import (
+    Decoded,
     apply_direction,
     aspect_batches,
     cls_preprocess,
     confident,
     ctc_decode,
+    ctc_decode_chars,
     rec_preprocess,
 )
 
 __all__ = [
     "DBParams",
+    "Decoded",
     "ScaleInfo",
     "apply_direction",
     "aspect_batches",
@@ -31,6 +34,7 @@ __all__ = [
     "confident",
     "crop_quad",
     "ctc_decode",
+    "ctc_decode_chars",
     "db_postprocess",
     "det_preprocess",
     "prepare_image",

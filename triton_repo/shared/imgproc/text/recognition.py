@@ -6,13 +6,15 @@ the classifier at a fixed width of 192, the recogniser at a width set by the wid
 the batch (at least 320). RapidOCR sorts lines by aspect ratio and recognises them in groups
 of `REC_BATCH_SIZE`; `aspect_batches` reproduces that grouping, because the padding width a
 line sees changes its scores slightly. `ctc_decode` is greedy CTC with the recogniser's
-character table (`charset.load_charset`).
+character table (`charset.load_charset`); `ctc_decode_chars` keeps each character's
+probability as well, for callers that judge characters one by one (the seal rim's ends).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -94,22 +96,42 @@ def aspect_batches(crops: Sequence[np.ndarray], batch_size: int = REC_BATCH_SIZE
     return [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
 
 
-def _decode_row(indices: np.ndarray, best: np.ndarray, charset: Sequence[str]) -> tuple[str, float]:
-    """One sequence: collapse repeats, drop blanks; score = mean probability of the kept steps."""
+@dataclass(frozen=True)
+class Decoded:
+    """One greedy-CTC line: its characters and the probability of each (the kept steps)."""
+
+    chars: tuple[str, ...]
+    probs: tuple[float, ...]
+
+    @property
+    def text(self) -> str:
+        return "".join(self.chars)
+
+    @property
+    def score(self) -> float:
+        """RapidOCR's line score: the mean probability of the kept steps, 0 for no text."""
+        return float(np.mean(np.array(self.probs, np.float64))) if self.probs else 0.0
+
+
+def _decode_row(indices: np.ndarray, best: np.ndarray, charset: Sequence[str]) -> Decoded:
+    """One sequence: collapse repeats, drop blanks, keep each kept step's probability."""
     keep = indices != BLANK_INDEX
     keep[1:] &= indices[1:] != indices[:-1]
-    text = "".join(charset[i] for i in indices[keep])
-    score = float(best[keep].astype(np.float64).mean()) if keep.any() else 0.0
-    return text, score
+    return Decoded(tuple(charset[i] for i in indices[keep]), tuple(float(p) for p in best[keep]))
 
 
-def ctc_decode(probs: np.ndarray, charset: Sequence[str]) -> list[tuple[str, float]]:
-    """Greedy CTC over float32[N, T, C] softmax -> [(text, score)]; ValueError if C != len(charset)."""
+def ctc_decode_chars(probs: np.ndarray, charset: Sequence[str]) -> list[Decoded]:
+    """Greedy CTC over float32[N, T, C] softmax, per character; ValueError if C != len(charset)."""
     probs = np.asarray(probs, np.float32)
     if probs.ndim != 3 or probs.shape[2] != len(charset):
         raise ValueError(f"expected [N, T, {len(charset)}] probabilities, got {list(probs.shape)}")
     indices, best = probs.argmax(axis=2), probs.max(axis=2)
     return [_decode_row(row, row_best, charset) for row, row_best in zip(indices, best, strict=True)]
+
+
+def ctc_decode(probs: np.ndarray, charset: Sequence[str]) -> list[tuple[str, float]]:
+    """Greedy CTC over float32[N, T, C] softmax -> [(text, score)]; ValueError if C != len(charset)."""
+    return [(line.text, line.score) for line in ctc_decode_chars(probs, charset)]
 
 
 def confident(scores: np.ndarray, text_score: float = TEXT_SCORE) -> np.ndarray:

@@ -1,0 +1,64 @@
+"""EVALUATION HARNESS: the seal BLS's recogniser callables over ONNX Runtime, in-process.
+
+The seal model passes `pymodel.recognise_chars` and `pymodel.read_lines` (text_recognition /
+text_detection / text_direction called through BLS) to `imgproc.seal.reading.read_seal`.
+This module composes the same `imgproc.text` functions over the provisioned `model.onnx`
+files, so `seal_eval` measures exactly the serving decisions without starting Triton: all
+rim candidates of a seal are recognised as one batch (one padded tensor, as one BLS call),
+and inner crops go through detection, reading order, direction and recognition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from imgproc.imaging import three_channels
+from imgproc.seal import SealCrops
+from imgproc.seal.reading import SealReading, read_seal
+from imgproc.text import (
+    Decoded,
+    apply_direction,
+    cls_preprocess,
+    crop_quad,
+    ctc_decode_chars,
+    db_postprocess,
+    det_preprocess,
+    prepare_image,
+    rec_preprocess,
+    sort_reading_order,
+)
+
+from tests.support.ocr_inprocess import InProcessOcr, run_session
+
+MODEL_REPOSITORY = Path("triton_repo/models")
+Line = tuple[str, float]
+
+
+class InProcessSeal:
+    """`read_seal` with the BLS's recognisers replaced by ONNX Runtime sessions."""
+
+    def __init__(self, model_repository: Path = MODEL_REPOSITORY, threads: int = 1) -> None:
+        self.ocr = InProcessOcr(model_repository, threads, rec_batch_size=None)
+
+    def recognise_chars(self, images: Sequence[np.ndarray]) -> list[Decoded]:
+        """As `pymodel.recognise_chars`: the images as one recogniser batch."""
+        if not images:
+            return []
+        probs = run_session(self.ocr.rec, rec_preprocess([three_channels(image) for image in images]))
+        return ctc_decode_chars(probs, self.ocr.charset)
+
+    def read_lines(self, image: np.ndarray) -> list[Line]:
+        """As `pymodel.read_lines`: detect, order, turn upright, recognise."""
+        working, _ = prepare_image(three_channels(image))
+        boxes, _ = db_postprocess(run_session(self.ocr.det, det_preprocess(working)), working.shape[:2])
+        crops = [crop_quad(working, box) for box in boxes[sort_reading_order(boxes)]]
+        if not crops:
+            return []
+        upright = apply_direction(crops, run_session(self.ocr.cls, cls_preprocess(crops)))
+        return [(line.text, line.score) for line in self.recognise_chars(upright)]
+
+    def read(self, crops: SealCrops) -> SealReading:
+        """What the seal BLS answers for one seal."""
+        return read_seal(crops, self.recognise_chars, self.read_lines)
