@@ -1,7 +1,8 @@
 """Run the benchmarks against a fresh local stack and print Markdown for BENCHMARKS.md.
 
 .venv/bin/python -m bench [app|frontdoor|ocr|seal ...] [--requests N] [--duration S] [--rounds R]
-                          [--levels 1,4,16,64] [--workers W] [--out DIR]
+                          [--levels 1,4,16,64] [--workers W] [--split-cores]
+                          [--out DIR]
 
 With no suite named, all run. `app` needs no server (the gateway's own CPU per request, Triton
 faked); `frontdoor` also writes its plot to DIR/frontdoor.png.
@@ -14,7 +15,7 @@ import sys
 from pathlib import Path
 
 from bench import app_overhead, frontdoor, ocr, seal
-from bench.serving import local_stack
+from bench.serving import local_stack, split_cores
 from tests.support.digits import load_mnist
 
 STACK_SUITES = ("frontdoor", "ocr", "seal")  # these need a running Triton and gateway
@@ -32,6 +33,9 @@ def _parser() -> argparse.ArgumentParser:
         "--levels", default=",".join(map(str, frontdoor.LEVELS)), help="frontdoor: connections"
     )
     parser.add_argument("--workers", type=int, default=1, help="gateway worker processes")
+    parser.add_argument(
+        "--split-cores", action="store_true", help="Triton on half the CPUs, gateway and load on the rest"
+    )
     parser.add_argument("--out", type=Path, default=Path("bench/results"))
     return parser
 
@@ -49,6 +53,8 @@ def main() -> int:
     if not set(suites) & set(STACK_SUITES):
         return 0
     with local_stack(args.workers) as stack:
+        if args.split_cores:
+            print(split_cores(stack), "\n", flush=True)
         if "frontdoor" in suites:
             levels = [int(level) for level in args.levels.split(",")]
             text, _ = frontdoor.run(stack, digit, args.out, levels, args.rounds, args.duration)

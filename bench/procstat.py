@@ -23,7 +23,7 @@ def _stat_fields(pid: int) -> list[str] | None:
     return text[text.rindex(")") + 2 :].split()
 
 
-def _all_stats() -> dict[int, list[str]]:
+def all_stats() -> dict[int, list[str]]:
     stats = {}
     for entry in PROC.iterdir():
         if entry.name.isdigit() and (fields := _stat_fields(int(entry.name))) is not None:
@@ -47,6 +47,16 @@ def descendants(root: int, stats: dict[int, list[str]]) -> set[int]:
 
 def tree_cpu_s(root: int) -> float:
     """User + system CPU seconds used so far by `root` and its living descendants."""
-    stats = _all_stats()
+    stats = all_stats()
     ticks = sum(int(stats[p][UTIME_FIELD]) + int(stats[p][STIME_FIELD]) for p in descendants(root, stats))
     return ticks / TICKS_PER_S
+
+
+def pin_tree(root: int, cpus: set[int]) -> None:
+    """Run every thread of `root` and its descendants on `cpus` only (threads born later inherit)."""
+    for pid in descendants(root, all_stats()):
+        for task in (PROC / str(pid) / "task").glob("*"):
+            try:
+                os.sched_setaffinity(int(task.name), cpus)
+            except (OSError, ValueError):  # the thread ended meanwhile
+                continue

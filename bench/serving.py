@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -14,7 +15,7 @@ import numpy as np
 import tritonclient.grpc as grpcclient
 from prometheus_client.parser import text_string_to_metric_families
 
-from bench.procstat import tree_cpu_s
+from bench.procstat import pin_tree, tree_cpu_s
 from gateway.local_triton import LocalTriton
 from tests.support.servers import gateway_process
 
@@ -37,6 +38,20 @@ def local_stack(gateway_workers: int = 1) -> Iterator[Stack]:
     """A real local Triton with every model, and the gateway in its own process in front of it."""
     with LocalTriton() as triton, gateway_process(triton.grpc_url, gateway_workers) as gateway:
         yield Stack(gateway.url, gateway.pid, triton.grpc_url, triton.http_url, triton.pid)
+
+
+def split_cores(stack: Stack) -> str:
+    """Triton on the first half of this process's CPUs; the gateway and the load generators
+    (children of this process from now on) on the rest: the gateway's CPU then no longer
+    competes with Triton's, as when each runs on its own machine. Returns how it split."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        raise RuntimeError("splitting cores needs at least two CPUs")
+    triton, rest = set(cpus[: len(cpus) // 2]), set(cpus[len(cpus) // 2 :])
+    pin_tree(stack.triton_pid, triton)
+    pin_tree(stack.gateway_pid, rest)
+    os.sched_setaffinity(0, rest)
+    return f"Triton pinned to CPUs {sorted(triton)}; gateway and load generators to {sorted(rest)}."
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import struct
+import subprocess
 import time
 
 import numpy as np
@@ -12,7 +13,7 @@ import tritonclient.grpc.service_pb2 as pb
 
 from bench import app_overhead, frontdoor
 from bench.loadgen import LoadGeneratorError, Run, parse_h2load_log, parse_wrk
-from bench.procstat import descendants, tree_cpu_s
+from bench.procstat import all_stats, descendants, pin_tree, tree_cpu_s
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(40))
 
@@ -48,6 +49,22 @@ def test_tree_cpu_grows_with_work() -> None:
     while time.process_time() < deadline:
         pass
     assert tree_cpu_s(os.getpid()) - before >= 0.05
+
+
+def test_pin_tree_moves_a_child_and_its_child_to_one_cpu() -> None:
+    one = {min(os.sched_getaffinity(0))}
+    # A shell that starts a sleep and waits: a tree of two processes.
+    shell = subprocess.Popen(["sh", "-c", "sleep 30 & wait"])
+    try:
+        deadline = time.monotonic() + 5
+        while len(tree := descendants(shell.pid, all_stats())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        pin_tree(shell.pid, one)
+        assert len(tree) == 2
+        assert all(os.sched_getaffinity(pid) == one for pid in tree)
+    finally:
+        subprocess.run(["pkill", "-P", str(shell.pid)], check=False)
+        shell.wait(timeout=5)
 
 
 def test_grpc_frame_is_length_prefixed_model_infer_request() -> None:
