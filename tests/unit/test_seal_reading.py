@@ -10,6 +10,7 @@ from imgproc.seal.pipeline import RimStrip, SealCrops
 from imgproc.seal.reading import (
     best_rim,
     is_code,
+    most_confident,
     read_seal,
     trim_code_ends,
     trim_rim_ends,
@@ -59,6 +60,13 @@ def test_best_rim_weighs_confidence_by_prior() -> None:
     recognise = fake_recognise({1: ("上海星辰科技有限公司", 0.8), 2: ("司公限有", 0.95)})
     best = best_rim(crops, recognise)
     assert (best.text, best.score) == ("上海星辰科技有限公司", pytest.approx(0.8))
+
+
+def test_most_confident_keeps_the_surer_reading_of_each_image() -> None:
+    first = fake_recognise({1: ("上海星辰科技", 0.9), 2: ("天津公司", 0.6)})
+    second = fake_recognise({1: ("上海星晨科技", 0.7), 2: ("天津君和公司", 0.8)})
+    lines = most_confident(first, second)([strip(1), strip(2)])
+    assert [line.text for line in lines] == ["上海星辰科技", "天津君和公司"]
 
 
 def test_trim_unsure_ends_cuts_only_the_ends() -> None:

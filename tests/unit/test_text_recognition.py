@@ -19,6 +19,7 @@ from imgproc.text.recognition import (
 )
 
 REC_MODEL = Path(__file__).resolve().parents[2] / "triton_repo/models/text_recognition/1/model.onnx"
+REC_V5_MODEL = REC_MODEL.parents[2] / "text_recognition_v5/1/model.onnx"
 CHARSET = [BLANK_TOKEN, "a", "b", "c", " "]
 
 
@@ -114,5 +115,13 @@ def test_charset_adds_blank_and_space() -> None:
 def test_load_charset_matches_the_recogniser_output() -> None:
     charset = load_charset(REC_MODEL)
     assert len(charset) == 6625
+    assert charset[0] == BLANK_TOKEN and charset[-1] == " "
+    assert "中" in charset and "A" in charset
+
+
+@pytest.mark.skipif(not REC_V5_MODEL.is_file(), reason="PP-OCR models not provisioned")
+def test_load_charset_reads_the_file_beside_a_model_without_metadata() -> None:
+    charset = load_charset(REC_V5_MODEL)  # PP-OCRv5 ships its dictionary as a file
+    assert len(charset) == 18385
     assert charset[0] == BLANK_TOKEN and charset[-1] == " "
     assert "中" in charset and "A" in charset

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,11 +36,23 @@ DIRECTION_OUTPUT = "save_infer_model/scale_0.tmp_1"
 DETECTION_MODEL = "text_detection"
 DETECTION_INPUT = "x"
 DETECTION_OUTPUT = "sigmoid_0.tmp_0"
-RECOGNITION_MODEL = "text_recognition"
-RECOGNITION_INPUT = "x"
-RECOGNITION_OUTPUT = "softmax_11.tmp_0"
-# The charset is read from the recogniser itself, a sibling in the model repository.
-RECOGNIZER_ONNX = Path(RECOGNITION_MODEL) / "1" / "model.onnx"
+RECOGNITION_INPUT = "x"  # both recognisers take imgproc.text.rec_preprocess's tensor
+
+
+@dataclass(frozen=True)
+class RecognitionModel:
+    """A CTC line recogniser served by Triton: its name and output tensor."""
+
+    name: str
+    output: str
+
+    def onnx(self, args: dict[str, str]) -> Path:
+        """Its model.onnx, a sibling of the calling model in the repository (the charset's home)."""
+        return Path(args["model_repository"]).parent / self.name / "1" / "model.onnx"
+
+
+PPOCR_V4 = RecognitionModel("text_recognition", "softmax_11.tmp_0")
+PPOCR_V5 = RecognitionModel("text_recognition_v5", "fetch_name_0")
 
 
 class PerRequestModel:
@@ -123,18 +136,19 @@ def upright(crops: list[np.ndarray]) -> list[np.ndarray]:
     return apply_direction(crops, scores)
 
 
-def recogniser_charset(args: dict[str, str]) -> list[str]:
-    """The character table of text_recognition, read once from its ONNX metadata."""
-    return load_charset(Path(args["model_repository"]).parent / RECOGNIZER_ONNX)
+def recogniser_charset(args: dict[str, str], model: RecognitionModel = PPOCR_V4) -> list[str]:
+    """The character table of a recogniser, read once from its own files."""
+    return load_charset(model.onnx(args))
 
 
-def recognise_chars(images: Sequence[np.ndarray], charset: Sequence[str]) -> list[Decoded]:
+def recognise_chars(
+    images: Sequence[np.ndarray], charset: Sequence[str], model: RecognitionModel = PPOCR_V4
+) -> list[Decoded]:
     """Each line image (gray or BGR) read per character, in one BLS call; raises ModelCallError."""
     if not images:  # Triton rejects an empty batch
         return []
     batch = rec_preprocess([three_channels(image) for image in images])
-    probs = call_model(RECOGNITION_MODEL, {RECOGNITION_INPUT: batch}, RECOGNITION_OUTPUT)
-    return ctc_decode_chars(probs, charset)
+    return ctc_decode_chars(call_model(model.name, {RECOGNITION_INPUT: batch}, model.output), charset)
 
 
 def recognise(images: Sequence[np.ndarray], charset: Sequence[str]) -> list[tuple[str, float]]:

@@ -9,8 +9,9 @@ from typing import Any
 import numpy as np
 from imgproc.imaging import ImageError, decode_rgb
 from imgproc.seal.pipeline import prepare_seals
-from imgproc.seal.reading import Recognise, SealReading, read_seal
+from imgproc.seal.reading import Recognise, SealReading, most_confident, read_seal
 from pymodel import (
+    PPOCR_V5,
     ModelCallError,
     PerRequestModel,
     internal_error,
@@ -30,8 +31,14 @@ def _ppocr(args: dict[str, str]) -> Recognise:
     return partial(recognise_chars, charset=recogniser_charset(args))
 
 
-# A second recogniser (e.g. TrOCR served as its own Triton model) is one more entry here.
-RECOGNISERS = {"ppocr": _ppocr}
+def _ppocr_v4_v5(args: dict[str, str]) -> Recognise:
+    v5 = partial(recognise_chars, charset=recogniser_charset(args, PPOCR_V5), model=PPOCR_V5)
+    return most_confident(_ppocr(args), v5)
+
+
+# Rim and code strips go to the configured entry; another recogniser (e.g. TrOCR served as
+# its own Triton model) is one more entry here.
+RECOGNISERS = {"ppocr": _ppocr, "ppocr_v4_v5": _ppocr_v4_v5}
 
 
 def _strings(texts: Sequence[str]) -> np.ndarray:

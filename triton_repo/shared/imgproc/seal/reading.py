@@ -50,6 +50,21 @@ class SealReading:
     codes: list[str] = field(default_factory=list)
 
 
+def most_confident(*recognisers: Recognise) -> Recognise:
+    """A recogniser that reads each image with all of `recognisers` and keeps the surest line.
+
+    Recognisers trained on different data fail on different glyphs: on the seals-dev
+    photographs, PP-OCRv4 or v5 alone read 9 and 10 of 17 rims exactly, the surer of the two
+    12 (generated dev pages: 173 and 171 of 225 alone, 174 together).
+    """
+
+    def recognise(images: Sequence[np.ndarray]) -> list[Decoded]:
+        readings = [reader(images) for reader in recognisers]
+        return [max(lines, key=lambda line: line.score) for lines in zip(*readings, strict=True)]
+
+    return recognise
+
+
 def trim_unsure_ends(line: Decoded, min_prob: float = MIN_EDGE_PROB) -> Decoded:
     """`line` without the characters under `min_prob` at either end (the middle is kept)."""
     start, stop = 0, len(line.probs)
