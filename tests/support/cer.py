@@ -15,23 +15,14 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from imgproc.text.edit import levenshtein
+
+__all__ = ["CerTally", "cer", "levenshtein", "normalize", "page_text"]
+
 
 def normalize(text: str) -> str:
     """NFKC with all whitespace removed."""
     return "".join(unicodedata.normalize("NFKC", text).split())
-
-
-def levenshtein(a: str, b: str) -> int:
-    """Edit distance (insertions, deletions, substitutions all cost 1) between two strings."""
-    if len(a) < len(b):
-        a, b = b, a
-    previous = list(range(len(b) + 1))
-    for i, char_a in enumerate(a, start=1):
-        current = [i]
-        for j, char_b in enumerate(b, start=1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b)))
-        previous = current
-    return previous[-1]
 
 
 def page_text(lines: Iterable[str]) -> str:

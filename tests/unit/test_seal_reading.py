@@ -9,6 +9,7 @@ import pytest
 from imgproc.seal.pipeline import RimStrip, SealCrops
 from imgproc.seal.reading import (
     best_rim,
+    fix_legal_form,
     is_code,
     most_confident,
     read_seal,
@@ -67,6 +68,28 @@ def test_most_confident_keeps_the_surer_reading_of_each_image() -> None:
     second = fake_recognise({1: ("上海星晨科技", 0.7), 2: ("天津君和公司", 0.8)})
     lines = most_confident(first, second)([strip(1), strip(2)])
     assert [line.text for line in lines] == ["上海星辰科技", "天津君和公司"]
+
+
+@pytest.mark.parametrize(
+    ("read", "fixed"),
+    [
+        ("东莞星辰服装有限资任公司", "东莞星辰服装有限责任公司"),  # a wrong character
+        ("南宁市立达通讯设备限公司", "南宁市立达通讯设备有限公司"),  # a dropped one, not 备 -> 有
+        ("广州美嘉信息技术有限任公司", "广州美嘉信息技术有限责任公司"),  # the longer form wins
+        ("成都晨光股份有限公国", "成都晨光股份有限公司"),
+        ("深圳市德瑞欣电子有限公", "深圳市德瑞欣电子有限公司"),
+    ],
+)
+def test_fix_legal_form_restores_a_misread_ending(read: str, fixed: str) -> None:
+    assert fix_legal_form(read) == fixed
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["上海集思有限公司", "天津公司", "兰州区档案馆", "四川顺丰速运有限公司绵阳分公司", "现金收讫", ""],
+)
+def test_fix_legal_form_leaves_exact_and_distant_endings(text: str) -> None:
+    assert fix_legal_form(text) == text
 
 
 def test_trim_unsure_ends_cuts_only_the_ends() -> None:

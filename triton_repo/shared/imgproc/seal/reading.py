@@ -1,16 +1,18 @@
 """Choosing what a seal says, given a recogniser: the decisions of the seal BLS, kept pure.
 
 The recogniser and the line reader are passed in as callables, so the BLS plugs in
-PP-OCRv4 through Triton, the evaluation harness plugs in onnxruntime directly, the unit
-tests plug in fakes, and a second recogniser (e.g. TrOCR) is one more callable.
+PP-OCRv4 and v5 through Triton (`most_confident` of the two), the evaluation harness plugs
+in onnxruntime directly, the unit tests plug in fakes, and another recogniser (e.g. TrOCR)
+is one more callable.
 
 Rim: every candidate strip is read, and the best `prior * confidence` wins (a wrong start or
 direction reads as low-confidence garbage); unsure characters, digits and loose punctuation
 at its ends are then cut, since they are stray red marks or the bottom-arc code, not rim
-text. Codes: the bottom-arc strip is kept when it reads as a code. Inner lines (round/oval)
-and all lines (rect) come from detection plus recognition; a rect seal's interior comes in
-several orientations, the best-read one wins, and its first line is reported as the main
-text.
+text; a legal form (有限公司, 有限责任公司, 股份有限公司) misread by one character at its
+end is restored. Codes: the bottom-arc strip is kept when it reads as a code. Inner lines
+(round/oval) and all lines (rect) come from detection plus recognition; a rect seal's
+interior comes in several orientations, the best-read one wins, and its first line is
+reported as the main text.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from imgproc.text import Decoded
+from imgproc.text.edit import levenshtein
 
 from .pipeline import SealCrops
 
@@ -35,6 +38,9 @@ MIN_LINE_SCORE = 0.5
 # A rim character read with less probability than this is not kept at either end of the rim.
 MIN_EDGE_PROB = 0.5
 CODE_PATTERN = re.compile(r"[0-9A-Z]{8,}")
+# The legal forms a Chinese company name must end with (Company Law): a rim that ends one
+# character away from one of them, and in none exactly, was misread there.
+LEGAL_FORMS = ("股份有限公司", "有限责任公司", "有限公司")
 # Punctuation that never ends a rim: dashes, dots, commas (brackets, Ps/Pe, may: "(北京)").
 LOOSE_PUNCTUATION = frozenset({"Pc", "Pd", "Po"})
 
@@ -110,6 +116,29 @@ def trim_rim_ends(line: Decoded, min_prob: float = MIN_EDGE_PROB) -> Decoded:
         line = trimmed
 
 
+def _misread_ending(text: str, form: str) -> int | None:
+    """How many characters at the end of `text` are `form` misread by one edit, or None.
+
+    A dropped character is tried first, then a wrong one, then an extra one: in "设备限公司"
+    the 有 was dropped, and 备 is not a misread 有.
+    """
+    for length in (len(form) - 1, len(form), len(form) + 1):
+        if 0 < length <= len(text) and levenshtein(text[-length:], form) == 1:
+            return length
+    return None
+
+
+def fix_legal_form(text: str) -> str:
+    """`text` with a legal form misread by one edit at its end restored (longest form first);
+    unchanged when it already ends in one, or in nothing close."""
+    if any(text.endswith(form) for form in LEGAL_FORMS):
+        return text
+    for form in LEGAL_FORMS:
+        if (length := _misread_ending(text, form)) is not None:
+            return text[: len(text) - length] + form
+    return text
+
+
 def best_rim(crops: SealCrops, recognise: Recognise) -> Decoded:
     """The rim candidate with the best prior-weighted confidence (empty without candidates)."""
     if not crops.rim:
@@ -154,6 +183,6 @@ def read_seal(
             codes.append(code.text.replace(" ", ""))
     if crops.rim:
         rim = trim_rim_ends(best_rim(crops, recognise))
-        return SealReading(crops, rim.text, rim.score, inner, codes)
+        return SealReading(crops, fix_legal_form(rim.text), rim.score, inner, codes)
     first, rest = (inner[0], inner[1:]) if inner else (("", 0.0), [])
     return SealReading(crops, first[0], first[1], rest, codes)
