@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
 from imgproc.imaging import decode_rgb
 from imgproc.seal import (
+    DEFAULT_FIND,
     Arc,
     Band,
     estimate_band,
@@ -22,13 +26,15 @@ from imgproc.seal import (
     up_direction,
 )
 from imgproc.seal.shapes import SealRegion, rotation
+from PIL import Image, ImageDraw
 
-from tests.support.seal_render import CJK_FONTS, available_fonts
+from tests.support.seal_render import CJK_FONTS, available_fonts, truetype
 
 RED = (220, 30, 40)  # RGB
 WHITE = (255, 255, 255)
 BLACK = (20, 20, 20)
 RING = 8
+SERIF_CJK = ("/usr/share/fonts/opentype/noto/NotoSerifCJK-Regular.ttc", 2)
 needs_fonts = pytest.mark.skipif(not available_fonts(CJK_FONTS), reason="fonts-noto-cjk not installed")
 
 
@@ -84,6 +90,37 @@ def test_a_seal_cut_by_the_page_edge_is_still_fitted_whole() -> None:
     assert len(seals) == 1
     assert seals[0].cut
     assert seals[0].center == pytest.approx((60, 200), abs=4)
+
+
+def broken_ring(image: np.ndarray, centre: tuple[int, int], radius: int) -> None:
+    """A seal whose pale ink left its ring as 7-degree dashes with 2.5-degree gaps (about 9 px
+    here, more than the first closing bridges), the rim text near it."""
+    for start in np.arange(0.0, 360.0, 9.5):
+        cv2.ellipse(image, centre, (radius, radius), 0, float(start), float(start) + 7.0, RED, RING)
+    for t in np.linspace(0, 2 * np.pi, 24, endpoint=False):
+        inner = np.array(centre) + 0.8 * radius * np.array([np.cos(t), np.sin(t)])
+        outer = np.array(centre) + 0.93 * radius * np.array([np.cos(t), np.sin(t)])
+        cv2.line(image, tuple(int(v) for v in inner), tuple(int(v) for v in outer), RED, 4)
+
+
+def test_a_seal_with_a_broken_ring_is_found_by_the_wide_pass() -> None:
+    image = page(600, 600)
+    broken_ring(image, (300, 300), 200)
+    seals = find_seals(image)
+    assert [s.shape for s in seals] == ["round"]
+    assert seals[0].center == pytest.approx((300, 300), abs=4)
+    assert find_seals(image, params=replace(DEFAULT_FIND, wide_min_widths=np.inf)) == []  # first pass alone
+
+
+@pytest.mark.skipif(not Path(SERIF_CJK[0]).is_file(), reason="fonts-noto-cjk not installed")
+def test_a_big_red_printed_character_is_not_a_seal_in_the_wide_pass() -> None:
+    # 伍 (five, as amounts are written on invoices) in red, 75 px: the wide closing fills it
+    # into a disc with a ring-like outline, which only its size rules out.
+    image = Image.new("RGB", (1200, 900), "white")
+    ImageDraw.Draw(image).text((500, 400), "伍", fill=(200, 90, 60), font=truetype(SERIF_CJK, 75))
+    pixels = np.asarray(image)
+    assert find_seals(pixels) == []
+    assert find_seals(pixels, params=replace(DEFAULT_FIND, wide_min_widths=0.0)) != []  # the guard decides
 
 
 def test_several_seals_on_a_page() -> None:

@@ -8,7 +8,8 @@ open ring also has an inner edge. A blob is kept when it matches one of the two 
 is not too elongated, has some but not solid ink inside its border (not an empty red circle,
 not a filled logo), when some inset of the fitted outline is almost entirely inked (the
 border ring every seal has, and red text lines and table fragments lack) and when that ring
-is thin (the stroke of a big red letter O is not).
+is thin (the stroke of a big red letter O is not). A second, wider closing then adds large
+seals whose pale or patchy ring the first pass saw in pieces, with a patchier ring allowed.
 """
 
 from __future__ import annotations
@@ -31,6 +32,13 @@ class FindParams:
 
     work_max_side: int = 1280
     close_fraction: float = 0.008
+    # A second pass closes this many times wider, for seals whose ring is broken by pale or
+    # patchy ink into pieces that the first pass sees apart; it adds only seals not found yet.
+    wide_close: float = 3.0
+    wide_coverage: float = 0.7  # ...and accepts a patchier ring (of the outline inked) there,
+    # in shapes at least this many closing widths across: closing fills a smaller one solid
+    # (a big red printed character becomes a disc), so its outline says nothing.
+    wide_min_widths: float = 4.0
     min_close_px: int = 3
     min_size_px: int = 36
     max_ellipse_aspect: float = 2.2
@@ -65,8 +73,12 @@ def _working_mask(mask: np.ndarray, params: FindParams) -> tuple[np.ndarray, flo
     return small > 0, scale
 
 
-def _close(mask: np.ndarray, params: FindParams) -> np.ndarray:
-    side = max(params.min_close_px, round(params.close_fraction * max(mask.shape)))
+def _close_side(mask: np.ndarray, params: FindParams, factor: float) -> int:
+    return max(params.min_close_px, round(factor * params.close_fraction * max(mask.shape)))
+
+
+def _close(mask: np.ndarray, params: FindParams, factor: float = 1.0) -> np.ndarray:
+    side = _close_side(mask, params, factor)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side))
     return cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, kernel)
 
@@ -190,13 +202,29 @@ def _rescale(region: SealRegion, scale: float, width: int, height: int) -> SealR
     return SealRegion(region.shape, center, axes, region.angle_deg, box, region.cut, region.border_coverage)
 
 
+def _closed_candidates(ink: np.ndarray, params: FindParams, factor: float) -> list[SealRegion]:
+    contours, _ = cv2.findContours(_close(ink, params, factor), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    min_area = (params.min_size_px / 2.0) ** 2 * np.pi
+    found = [_candidate(c, ink, params) for c in contours if cv2.contourArea(cv2.convexHull(c)) >= min_area]
+    return [r for r in found if r is not None]
+
+
+def _centre_inside(region: SealRegion, other: SealRegion) -> bool:
+    x0, y0, x1, y1 = other.box
+    return x0 <= region.center[0] <= x1 and y0 <= region.center[1] <= y1
+
+
 def find_seals_in_mask(mask: np.ndarray, params: FindParams = DEFAULT_FIND) -> list[SealRegion]:
     """Seals outlined by a boolean red-ink mask, largest first; empty when there are none."""
     ink, scale = _working_mask(mask, params)
-    contours, _ = cv2.findContours(_close(ink, params), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    min_area = (params.min_size_px / 2.0) ** 2 * np.pi
-    found = [_candidate(c, ink, params) for c in contours if cv2.contourArea(cv2.convexHull(c)) >= min_area]
-    seals = [_rescale(r, scale, mask.shape[1], mask.shape[0]) for r in found if r is not None]
+    found = _closed_candidates(ink, params, 1.0)
+    wide = replace(params, min_ellipse_coverage=params.wide_coverage, min_rect_coverage=params.wide_coverage)
+    min_width = params.wide_min_widths * _close_side(ink, params, params.wide_close)
+    for region in _closed_candidates(ink, wide, params.wide_close):
+        known = any(_centre_inside(region, seal) or _centre_inside(seal, region) for seal in found)
+        if 2 * region.axes[1] >= min_width and not known:
+            found.append(region)
+    seals = [_rescale(r, scale, mask.shape[1], mask.shape[0]) for r in found]
     return sorted(seals, key=lambda r: r.axes[0] * r.axes[1], reverse=True)
 
 
