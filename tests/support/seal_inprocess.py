@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+import onnxruntime as ort
 from imgproc.imaging import three_channels
 from imgproc.seal import SealCrops
 from imgproc.seal.reading import Recognise, SealReading, most_confident, read_seal
@@ -39,6 +40,16 @@ MODEL_REPOSITORY = Path("triton_repo/models")
 Line = tuple[str, float]
 
 
+def _recognise(
+    session: ort.InferenceSession, charset: Sequence[str], images: Sequence[np.ndarray]
+) -> list[Decoded]:
+    """As `pymodel.recognise_chars`: the images as one batch through one recogniser."""
+    if not images:
+        return []
+    probs = run_session(session, rec_preprocess([three_channels(image) for image in images]))
+    return ctc_decode_chars(probs, charset)
+
+
 class InProcessSeal:
     """`read_seal` with the BLS's recognisers replaced by ONNX Runtime sessions."""
 
@@ -50,18 +61,12 @@ class InProcessSeal:
         self.recognise_strips: Recognise = most_confident(self.recognise_chars, self.recognise_v5)
 
     def recognise_chars(self, images: Sequence[np.ndarray]) -> list[Decoded]:
-        """As `pymodel.recognise_chars` with text_recognition: the images as one batch."""
-        if not images:
-            return []
-        probs = run_session(self.ocr.rec, rec_preprocess([three_channels(image) for image in images]))
-        return ctc_decode_chars(probs, self.ocr.charset)
+        """As `pymodel.recognise_chars` with text_recognition."""
+        return _recognise(self.ocr.rec, self.ocr.charset, images)
 
     def recognise_v5(self, images: Sequence[np.ndarray]) -> list[Decoded]:
         """As `pymodel.recognise_chars` with text_recognition_v5."""
-        if not images:
-            return []
-        probs = run_session(self.rec_v5, rec_preprocess([three_channels(image) for image in images]))
-        return ctc_decode_chars(probs, self.charset_v5)
+        return _recognise(self.rec_v5, self.charset_v5, images)
 
     def read_lines(self, image: np.ndarray) -> list[Line]:
         """As `pymodel.read_lines`: detect, order, turn upright, recognise."""

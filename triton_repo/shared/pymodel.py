@@ -136,7 +136,7 @@ def upright(crops: list[np.ndarray]) -> list[np.ndarray]:
     return apply_direction(crops, scores)
 
 
-def recogniser_charset(args: dict[str, str], model: RecognitionModel = PPOCR_V4) -> list[str]:
+def recogniser_charset(args: dict[str, str], model: RecognitionModel = PPOCR_V4) -> tuple[str, ...]:
     """The character table of a recogniser, read once from its own files."""
     return load_charset(model.onnx(args))
 

@@ -9,6 +9,7 @@ table so that `charset[class_index]` is the character.
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import onnxruntime as ort
@@ -24,7 +25,8 @@ def charset_from_metadata(text: str) -> list[str]:
     return [BLANK_TOKEN, *text.splitlines(), SPACE]
 
 
-def load_charset(model_path: Path | str) -> list[str]:
+@cache  # read once per model: the seal model wants PP-OCRv4's for its rim and its inner lines
+def load_charset(model_path: Path | str) -> tuple[str, ...]:
     """Full CTC class table of a PP-OCR recogniser: its metadata, else `charset.txt` beside it.
 
     Raises ValueError if the model has neither or its output width disagrees.
@@ -45,4 +47,4 @@ def load_charset(model_path: Path | str) -> list[str]:
     classes = session.get_outputs()[0].shape[-1]
     if isinstance(classes, int) and classes != len(charset):
         raise ValueError(f"{model_path} outputs {classes} classes but its table has {len(charset)}")
-    return charset
+    return tuple(charset)
