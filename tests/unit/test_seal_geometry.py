@@ -18,6 +18,7 @@ from imgproc.seal import (
     find_seals,
     ink_gray,
     prepare_seals,
+    rect_interior,
     red_mask,
     rim_layout,
     star_bottom,
@@ -197,6 +198,19 @@ def test_rim_layout_separates_rim_text_from_a_bottom_code() -> None:
     layout = rim_layout(strip)
     assert layout.code is not None and 800 <= layout.code.start and layout.code.stop <= 1020
     assert (layout.rim.start, layout.rim.stop) == pytest.approx((100, 690), abs=8)
+
+
+@pytest.mark.parametrize("angle_deg", [0.0, 3.0, 177.0, 180.0, 183.0])
+def test_rect_interior_comes_page_upright_first_whichever_way_the_fit_points(angle_deg: float) -> None:
+    """minAreaRect gives a near-horizontal rectangle as about 0 or about 180 degrees; the first
+    crop must be the one with the page's top on top either way (the second is it turned)."""
+    gray = np.full((200, 300), 255, np.uint8)
+    gray[60:100, 60:240] = 0  # dark top half of a 180 x 80 rectangle centred at (150, 100)
+    rect = SealRegion("rect", (150.0, 100.0), (90.0, 40.0), angle_deg, (60, 60, 240, 140), False, 1.0)
+    first, second = rect_interior(gray, rect)
+    half = first.shape[0] // 2
+    assert first[:half].mean() < 100 < first[half:].mean()
+    assert np.array_equal(second, first[::-1, ::-1])
 
 
 def test_star_bottom_finds_the_star_of_an_upright_interior() -> None:

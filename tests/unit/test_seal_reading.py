@@ -160,11 +160,24 @@ def test_no_text_at_all_is_empty_not_an_error() -> None:
     assert (reading.rim_text, reading.rim_score, reading.inner, reading.codes) == ("", 0.0, [], [])
 
 
-def test_rect_orientations_compete_and_the_best_read_wins() -> None:
+def test_a_rect_orientation_that_reads_clearly_better_replaces_the_first() -> None:
     rect = SealCrops(region("rect", (10, 30, 90, 70)), inner=[strip(0), strip(180)])
 
     def read_lines(image: np.ndarray) -> list[tuple[str, float]]:
-        return [("现金收讫", 0.97)] if image[0, 0] == 0 else [("认", 0.55), ("好", 0.6)]
+        return [("认", 0.55), ("好", 0.6)] if image[0, 0] == 0 else [("现金收讫", 0.97)]
 
     reading = read_seal(rect, fake_recognise({}), read_lines)
     assert (reading.rim_text, reading.inner) == ("现金收讫", [])
+
+
+def test_rect_upside_down_crop_reading_alike_but_reversed_does_not_win() -> None:
+    """The direction classifier turns each line of an upside-down crop, so both orientations
+    read the same lines with the same scores, in reverse order: the first (page-upright) stays."""
+    rect = SealCrops(region("rect", (10, 30, 90, 70)), inner=[strip(0), strip(180)])
+    lines = [("转账收讫", 0.97), ("嘉兴锦程物流有限公司", 0.99)]
+
+    def read_lines(image: np.ndarray) -> list[tuple[str, float]]:
+        return lines if image[0, 0] == 0 else lines[::-1]
+
+    reading = read_seal(rect, fake_recognise({}), read_lines)
+    assert (reading.rim_text, reading.inner) == ("转账收讫", [("嘉兴锦程物流有限公司", 0.99)])

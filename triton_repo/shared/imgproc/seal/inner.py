@@ -6,7 +6,8 @@ interior is warped upright, everything outside the inner ellipse is whitened (ri
 remnants would otherwise be detected as text), and for round seals the part above the
 bottom of the star is dropped. Oval seals keep their whole interior: the tax ID sits at the
 centre. A rectangular seal's interior is its whole inside, long side horizontal, offered in
-both 180-degree orientations because a rectangle does not tell which way is up.
+both 180-degree orientations because a rectangle does not tell which way is up: the one
+nearer the page's own upright first, since documents are stamped roughly upright.
 """
 
 from __future__ import annotations
@@ -120,13 +121,19 @@ def below_star(gray: np.ndarray, params: InnerParams = DEFAULT_INNER) -> np.ndar
     return gray if row is None else gray[row:]
 
 
+def nearest_upright(angle_deg: float) -> float:
+    """The same line's angle in [-90, 90): of the two ways along it, the one that turns least."""
+    return (angle_deg + 90.0) % 180.0 - 90.0
+
+
 def rect_interior(
     image: np.ndarray, region: SealRegion, params: InnerParams = DEFAULT_INNER
 ) -> list[np.ndarray]:
-    """Inside of a rectangular seal, long side horizontal, in both 180-degree orientations."""
+    """Inside of a rectangular seal, long side horizontal, in both 180-degree orientations,
+    the one turned least from the page's upright first."""
     border = params.rect_border * region.axes[1]
     width = max(MIN_SIDE_PX, round(2 * (region.axes[0] - border)))
     height = max(MIN_SIDE_PX, round(2 * (region.axes[1] - border)))
-    up = rotation(region.angle_deg) @ np.array([0.0, -1.0])
+    up = rotation(nearest_upright(region.angle_deg)) @ np.array([0.0, -1.0])
     crop = _upright(image, np.asarray(region.center, dtype=np.float64), up, (width, height))
     return [crop, np.ascontiguousarray(crop[::-1, ::-1])]

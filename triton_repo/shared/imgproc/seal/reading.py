@@ -11,8 +11,10 @@ at its ends are then cut, since they are stray red marks or the bottom-arc code,
 text; a legal form (有限公司, 有限责任公司, 股份有限公司) misread by one character at its
 end is restored. Codes: the bottom-arc strip is kept when it reads as a code. Inner lines
 (round/oval) and all lines (rect) come from detection plus recognition; a rect seal's
-interior comes in several orientations, the best-read one wins, and its first line is
-reported as the main text.
+interior comes in several orientations, nearest the page's upright first, which is kept
+unless another reads clearly better (the direction classifier turns each line of an
+upside-down crop, so both read alike, but in reverse order), and its first line is reported
+as the main text.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ Recognise = Callable[[Sequence[np.ndarray]], list[Decoded]]
 ReadLines = Callable[[np.ndarray], list[Line]]
 
 MIN_LINE_SCORE = 0.5
+# How much better another orientation of a rect seal must read than the first to replace it.
+ORIENTATION_MARGIN = 0.05
 # A rim character read with less probability than this is not kept at either end of the rim.
 MIN_EDGE_PROB = 0.5
 CODE_PATTERN = re.compile(r"[0-9A-Z]{8,}")
@@ -162,12 +166,21 @@ def _mean_score(lines: list[Line]) -> float:
     return float(np.mean([score for _, score in lines])) if lines else 0.0
 
 
+def _best_orientation(readings: list[list[Line]], margin: float = ORIENTATION_MARGIN) -> list[Line]:
+    """The first reading, unless a later one has a mean score over `margin` higher."""
+    best: list[Line] = readings[0] if readings else []
+    for lines in readings[1:]:
+        if _mean_score(lines) > _mean_score(best) + margin:
+            best = lines
+    return best
+
+
 def _inner_lines(crops: SealCrops, read_lines: ReadLines, min_score: float) -> list[Line]:
-    """Inner lines; a rect seal's crops are alternative orientations, and the best-read wins."""
+    """Inner lines; a rect seal's crops are alternative orientations, preferred in order."""
     readings = [_kept(read_lines(crop), min_score) for crop in crops.inner]
     if crops.rim:
         return [line for lines in readings for line in lines]
-    return max(readings, key=_mean_score, default=[])
+    return _best_orientation(readings)
 
 
 def read_seal(
