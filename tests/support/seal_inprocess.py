@@ -1,7 +1,7 @@
 """EVALUATION HARNESS: the seal BLS's recogniser callables over ONNX Runtime, in-process.
 
 The seal model passes its configured recogniser (by default `most_confident` over
-`pymodel.recognise_chars` for text_recognition and text_recognition_v5) and
+`pymodel.recognise_chars` for text_recognition, text_recognition_v5 and text_recognition_v6) and
 `pymodel.read_lines` (text_detection / text_direction / text_recognition, through BLS) to
 `imgproc.seal.reading.read_seal`.
 This module composes the same `imgproc.text` functions over the provisioned `model.onnx`
@@ -13,6 +13,7 @@ and inner crops go through detection, reading order, direction and recognition.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -50,23 +51,24 @@ def _recognise(
     return ctc_decode_chars(probs, charset)
 
 
+# As the seal model's default `recogniser`, "ppocr_v4_v5_v6"; the first is text_recognition.
+STRIP_RECOGNISERS = ("text_recognition_v5", "text_recognition_v6")
+
+
 class InProcessSeal:
     """`read_seal` with the BLS's recognisers replaced by ONNX Runtime sessions."""
 
     def __init__(self, model_repository: Path = MODEL_REPOSITORY, threads: int = 1) -> None:
         self.ocr = InProcessOcr(model_repository, threads, rec_batch_size=None)
-        v5_path = model_repository / "text_recognition_v5" / MODEL_FILE
-        self.rec_v5, self.charset_v5 = onnx_session(v5_path, threads), load_charset(v5_path)
-        # As the seal model's default `recogniser`, "ppocr_v4_v5".
-        self.recognise_strips: Recognise = most_confident(self.recognise_chars, self.recognise_v5)
+        self.readers: dict[str, Recognise] = {"text_recognition": self.recognise_chars}
+        for name in STRIP_RECOGNISERS:
+            path = model_repository / name / MODEL_FILE
+            self.readers[name] = partial(_recognise, onnx_session(path, threads), load_charset(path))
+        self.recognise_strips: Recognise = most_confident(*self.readers.values())
 
     def recognise_chars(self, images: Sequence[np.ndarray]) -> list[Decoded]:
         """As `pymodel.recognise_chars` with text_recognition."""
         return _recognise(self.ocr.rec, self.ocr.charset, images)
-
-    def recognise_v5(self, images: Sequence[np.ndarray]) -> list[Decoded]:
-        """As `pymodel.recognise_chars` with text_recognition_v5."""
-        return _recognise(self.rec_v5, self.charset_v5, images)
 
     def read_lines(self, image: np.ndarray) -> list[Line]:
         """As `pymodel.read_lines`: detect, order, turn upright, recognise."""

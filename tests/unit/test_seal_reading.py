@@ -9,6 +9,7 @@ import pytest
 from imgproc.seal.pipeline import RimStrip, SealCrops
 from imgproc.seal.reading import (
     best_rim,
+    dropped_characters,
     fix_legal_form,
     is_code,
     most_confident,
@@ -68,6 +69,36 @@ def test_most_confident_keeps_the_surer_reading_of_each_image() -> None:
     second = fake_recognise({1: ("上海星晨科技", 0.7), 2: ("天津君和公司", 0.8)})
     lines = most_confident(first, second)([strip(1), strip(2)])
     assert [line.text for line in lines] == ["上海星辰科技", "天津君和公司"]
+
+
+def evenly(text: str, prob: float, pitch: int = 4, skip: tuple[int, ...] = ()) -> Decoded:
+    """`text` emitted one character every `pitch` steps, with a blank pitch before each index in
+    `skip` (a character dropped there)."""
+    steps, at = [], 0
+    for index in range(len(text)):
+        at += pitch * (2 if index in skip else 1)
+        steps.append(at)
+    return Decoded(tuple(text), (prob,) * len(text), tuple(steps), at + pitch)
+
+
+def test_dropped_characters_are_the_places_a_pitch_is_missing() -> None:
+    assert dropped_characters(evenly("南昌瑞祥软件有限公司", 0.99)) == 0
+    assert dropped_characters(evenly("南昌瑞祥件有限公司", 0.99, skip=(4,))) == 1
+    assert dropped_characters(evenly("南昌瑞件有限公司", 0.99, skip=(3, 6))) == 2
+    assert dropped_characters(evenly("南昌", 0.99, skip=(1,))) == 0  # too short to have a pitch
+    assert dropped_characters(decoded("南昌瑞祥件", 0.99)) == 0  # no steps known
+
+
+def test_most_confident_prefers_a_reading_that_drops_nothing_over_a_surer_one() -> None:
+    """Faint 软: two recognisers skip it surely, a third reads it unsurely; the gap it leaves
+    in the skipping readings' pitch tells which is right."""
+    readings = {
+        0: [evenly("南昌瑞祥件有限公司", 0.998, skip=(4,))],
+        1: [evenly("南昌瑞祥软件有限公司", 0.946)],
+    }
+    fakes = [lambda images, i=i: readings[i] for i in readings]
+    assert most_confident(*fakes)([strip(0)])[0].text == "南昌瑞祥软件有限公司"
+    assert most_confident(fakes[1], fakes[0])([strip(0)])[0].text == "南昌瑞祥软件有限公司"
 
 
 @pytest.mark.parametrize(

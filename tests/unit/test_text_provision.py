@@ -79,6 +79,7 @@ def test_wheel_table_pins_every_wheel_and_file() -> None:
             ("text_direction", "model.onnx"),
         ],
         [("text_recognition_v5", "model.onnx"), ("text_recognition_v5", "charset.txt")],
+        [("text_recognition_v6", "model.onnx"), ("text_recognition_v6", "charset.txt")],
     ]
     for wheel in provision.WHEELS:
         assert "==" in wheel.requirement and len(wheel.sha256) == 64

@@ -20,6 +20,7 @@ from imgproc.text.recognition import (
 
 REC_MODEL = Path(__file__).resolve().parents[2] / "triton_repo/models/text_recognition/1/model.onnx"
 REC_V5_MODEL = REC_MODEL.parents[2] / "text_recognition_v5/1/model.onnx"
+REC_V6_MODEL = REC_MODEL.parents[2] / "text_recognition_v6/1/model.onnx"
 CHARSET = [BLANK_TOKEN, "a", "b", "c", " "]
 
 
@@ -49,6 +50,12 @@ def test_ctc_decode_chars_keeps_each_characters_probability() -> None:
     assert line.chars == ("a", "b", "c")
     assert line.probs == pytest.approx((0.9, 0.6, 0.9))
     assert (line.text, line.score) == ctc_decode(probs[None], CHARSET)[0]
+
+
+def test_ctc_decode_chars_says_where_each_character_was_emitted() -> None:
+    [line] = ctc_decode_chars(_probs([0, 1, 1, 0, 0, 2, 0, 1, 0])[None], CHARSET)
+    assert (line.text, line.steps, line.length) == ("aba", (1, 5, 7), 9)
+    assert line.part(1, 3) == type(line)(("b", "a"), line.probs[1:], (5, 7), 9)
 
 
 def test_ctc_batch_and_all_blank() -> None:
@@ -119,9 +126,11 @@ def test_load_charset_matches_the_recogniser_output() -> None:
     assert "中" in charset and "A" in charset
 
 
-@pytest.mark.skipif(not REC_V5_MODEL.is_file(), reason="PP-OCR models not provisioned")
-def test_load_charset_reads_the_file_beside_a_model_without_metadata() -> None:
-    charset = load_charset(REC_V5_MODEL)  # PP-OCRv5 ships its dictionary as a file
-    assert len(charset) == 18385
+@pytest.mark.parametrize(("model", "classes"), [(REC_V5_MODEL, 18385), (REC_V6_MODEL, 18710)])
+def test_load_charset_reads_the_file_beside_a_model_without_metadata(model: Path, classes: int) -> None:
+    if not model.is_file():
+        pytest.skip("PP-OCR models not provisioned")
+    charset = load_charset(model)  # PP-OCRv5 and v6 ship their dictionaries as files
+    assert len(charset) == classes
     assert charset[0] == BLANK_TOKEN and charset[-1] == " "
     assert "中" in charset and "A" in charset

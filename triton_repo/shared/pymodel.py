@@ -53,6 +53,7 @@ class RecognitionModel:
 
 PPOCR_V4 = RecognitionModel("text_recognition", "softmax_11.tmp_0")
 PPOCR_V5 = RecognitionModel("text_recognition_v5", "fetch_name_0")
+PPOCR_V6 = RecognitionModel("text_recognition_v6", "fetch_name_0")
 
 
 class PerRequestModel:

@@ -11,9 +11,12 @@ from imgproc.imaging import ImageError, decode_rgb
 from imgproc.seal.pipeline import prepare_seals
 from imgproc.seal.reading import Recognise, SealReading, most_confident, read_seal
 from pymodel import (
+    PPOCR_V4,
     PPOCR_V5,
+    PPOCR_V6,
     ModelCallError,
     PerRequestModel,
+    RecognitionModel,
     internal_error,
     invalid_argument,
     max_pixels,
@@ -26,19 +29,22 @@ from pymodel import (
     response,
 )
 
+# Rim and code strips go to the configured entry: each strip is read by every model of it and
+# the surest reading is kept. Another recogniser (e.g. TrOCR served as its own Triton model)
+# is one more entry here.
+RECOGNISERS: dict[str, tuple[RecognitionModel, ...]] = {
+    "ppocr": (PPOCR_V4,),
+    "ppocr_v4_v5": (PPOCR_V4, PPOCR_V5),
+    "ppocr_v4_v5_v6": (PPOCR_V4, PPOCR_V5, PPOCR_V6),
+}
 
-def _ppocr(args: dict[str, str]) -> Recognise:
-    return partial(recognise_chars, charset=recogniser_charset(args))
 
-
-def _ppocr_v4_v5(args: dict[str, str]) -> Recognise:
-    v5 = partial(recognise_chars, charset=recogniser_charset(args, PPOCR_V5), model=PPOCR_V5)
-    return most_confident(_ppocr(args), v5)
-
-
-# Rim and code strips go to the configured entry; another recogniser (e.g. TrOCR served as
-# its own Triton model) is one more entry here.
-RECOGNISERS = {"ppocr": _ppocr, "ppocr_v4_v5": _ppocr_v4_v5}
+def strip_recogniser(args: dict[str, str], models: Sequence[RecognitionModel]) -> Recognise:
+    """The surest reading of each strip over `models`, each called through BLS."""
+    readers = [
+        partial(recognise_chars, charset=recogniser_charset(args, model), model=model) for model in models
+    ]
+    return most_confident(*readers)
 
 
 def _strings(texts: Sequence[str]) -> np.ndarray:
@@ -68,7 +74,7 @@ class TritonPythonModel(PerRequestModel):
         config = model_config(args)
         self._max_pixels = max_pixels(args)
         self._min_score = float(parameter(config, "min_line_score"))
-        self._recognise = RECOGNISERS[parameter(config, "recogniser")](args)
+        self._recognise = strip_recogniser(args, RECOGNISERS[parameter(config, "recogniser")])
         # Inner lines need detection as well, which only the PP-OCR pair provides.
         self._read_lines = partial(read_lines, charset=recogniser_charset(args))
 

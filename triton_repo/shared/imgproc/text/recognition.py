@@ -98,14 +98,21 @@ def aspect_batches(crops: Sequence[np.ndarray], batch_size: int = REC_BATCH_SIZE
 
 @dataclass(frozen=True)
 class Decoded:
-    """One greedy-CTC line: its characters and the probability of each (the kept steps)."""
+    """One greedy-CTC line: its characters, the probability of each (the kept steps), where
+    each was emitted (step index, of `length` steps over the padded input)."""
 
     chars: tuple[str, ...]
     probs: tuple[float, ...]
+    steps: tuple[int, ...] = ()
+    length: int = 0
 
     @property
     def text(self) -> str:
         return "".join(self.chars)
+
+    def part(self, start: int, stop: int) -> Decoded:
+        """Characters `start` to `stop` with their probabilities and steps."""
+        return Decoded(self.chars[start:stop], self.probs[start:stop], self.steps[start:stop], self.length)
 
     @property
     def score(self) -> float:
@@ -117,7 +124,12 @@ def _decode_row(indices: np.ndarray, best: np.ndarray, charset: Sequence[str]) -
     """One sequence: collapse repeats, drop blanks, keep each kept step's probability."""
     keep = indices != BLANK_INDEX
     keep[1:] &= indices[1:] != indices[:-1]
-    return Decoded(tuple(charset[i] for i in indices[keep]), tuple(float(p) for p in best[keep]))
+    return Decoded(
+        tuple(charset[i] for i in indices[keep]),
+        tuple(float(p) for p in best[keep]),
+        tuple(int(t) for t in np.nonzero(keep)[0]),
+        len(indices),
+    )
 
 
 def ctc_decode_chars(probs: np.ndarray, charset: Sequence[str]) -> list[Decoded]:
