@@ -222,6 +222,23 @@ def test_star_bottom_finds_the_star_of_an_upright_interior() -> None:
 
 
 @needs_fonts
+def test_a_seal_touching_a_red_letterhead_title_is_found() -> None:
+    """Dev seed 8000, page 11: the seal's top touches the red title, and the first closing
+    merges the two into one blob that no shape fits; the narrower pass finds the seal."""
+    from tests.support.seal_data import MATCH_IOU, box_iou
+    from tests.support.seal_generator import generate_page
+
+    rng = np.random.default_rng(8000)
+    for _ in range(11):
+        truth_page = generate_page(rng, int(rng.integers(1, 4)))
+    (truth,) = truth_page.seals
+    rgb = decode_rgb(truth_page.image_bytes)
+    without = replace(DEFAULT_FIND, tight_close=1.0)  # the first pass again: adds nothing
+    assert not [r for r in find_seals(rgb, params=without) if box_iou(r.box, truth.box) >= MATCH_IOU]
+    assert [r.shape for r in find_seals(rgb) if box_iou(r.box, truth.box) >= MATCH_IOU] == ["round"]
+
+
+@needs_fonts
 def test_generated_seal_reads_upright_from_its_top() -> None:
     from tests.support.seal_generator import generate_page
 

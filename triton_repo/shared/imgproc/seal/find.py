@@ -9,7 +9,8 @@ is not too elongated, has some but not solid ink inside its border (not an empty
 not a filled logo), when some inset of the fitted outline is almost entirely inked (the
 border ring every seal has, and red text lines and table fragments lack) and when that ring
 is thin (the stroke of a big red letter O is not). A second, wider closing then adds large
-seals whose pale or patchy ring the first pass saw in pieces, with a patchier ring allowed.
+seals whose pale or patchy ring the first pass saw in pieces, with a patchier ring allowed,
+and a third, narrower one seals that the first merged with other red ink they touch.
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ class FindParams:
     # in shapes at least this many closing widths across: closing fills a smaller one solid
     # (a big red printed character becomes a disc), so its outline says nothing.
     wide_min_widths: float = 4.0
+    # A third pass closes this much narrower, for seals stamped against other red ink (a red
+    # letterhead title) that the first pass merges into one blob no shape fits.
+    tight_close: float = 0.5
     min_close_px: int = 3
     min_size_px: int = 36
     max_ellipse_aspect: float = 2.2
@@ -214,16 +218,23 @@ def _centre_inside(region: SealRegion, other: SealRegion) -> bool:
     return x0 <= region.center[0] <= x1 and y0 <= region.center[1] <= y1
 
 
+def _add_new(found: list[SealRegion], more: list[SealRegion]) -> None:
+    """Append the regions of `more` that are not one of `found` (neither centre in the other)."""
+    for region in more:
+        if not any(_centre_inside(region, seal) or _centre_inside(seal, region) for seal in found):
+            found.append(region)
+
+
 def find_seals_in_mask(mask: np.ndarray, params: FindParams = DEFAULT_FIND) -> list[SealRegion]:
     """Seals outlined by a boolean red-ink mask, largest first; empty when there are none."""
     ink, scale = _working_mask(mask, params)
     found = _closed_candidates(ink, params, 1.0)
     wide = replace(params, min_ellipse_coverage=params.wide_coverage, min_rect_coverage=params.wide_coverage)
     min_width = params.wide_min_widths * _close_side(ink, params, params.wide_close)
-    for region in _closed_candidates(ink, wide, params.wide_close):
-        known = any(_centre_inside(region, seal) or _centre_inside(seal, region) for seal in found)
-        if 2 * region.axes[1] >= min_width and not known:
-            found.append(region)
+    _add_new(
+        found, [r for r in _closed_candidates(ink, wide, params.wide_close) if 2 * r.axes[1] >= min_width]
+    )
+    _add_new(found, _closed_candidates(ink, params, params.tight_close))
     seals = [_rescale(r, scale, mask.shape[1], mask.shape[0]) for r in found]
     return sorted(seals, key=lambda r: r.axes[0] * r.axes[1], reverse=True)
 
