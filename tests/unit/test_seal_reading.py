@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 from imgproc.seal.pipeline import RimStrip, SealCrops
 from imgproc.seal.reading import (
+    RimReading,
     best_rim,
     dropped_characters,
+    fill_dropped,
     fix_legal_form,
     is_code,
     most_confident,
@@ -61,7 +63,62 @@ def test_best_rim_weighs_confidence_by_prior() -> None:
     crops = SealCrops(REGION, rim=[RimStrip(strip(1), 1.0), RimStrip(strip(2), 0.5)])
     recognise = fake_recognise({1: ("上海星辰科技有限公司", 0.8), 2: ("司公限有", 0.95)})
     best = best_rim(crops, recognise)
-    assert (best.text, best.score) == ("上海星辰科技有限公司", pytest.approx(0.8))
+    assert best is not None and best.strip is crops.rim[0].image
+    assert (best.line.text, best.line.score) == ("上海星辰科技有限公司", pytest.approx(0.8))
+
+
+def test_fill_dropped_rereads_the_skipped_character_alone() -> None:
+    """A rim read with one place at twice the pitch: the window around it is read again."""
+    pitch, step_px = 4, 8.0  # 4 steps of 8 strip columns: characters 32 columns apart
+    line = evenly("南昌瑞祥件有限公司", 0.99, pitch=pitch, skip=(4,))
+    image = np.full((48, round((line.length + 1) * step_px)), 255, np.uint8)
+    seen: list[tuple[int, int]] = []
+
+    def recognise(images: Sequence[np.ndarray]) -> list[Decoded]:
+        seen.extend(image.shape for image in images)
+        return [decoded("软", 0.7) for _ in images]
+
+    filled = fill_dropped(RimReading(line, image, step_px), recognise)
+    assert filled.text == "南昌瑞祥软件有限公司"
+    assert seen == [(48, round(1.2 * pitch * step_px))]  # one window, 1.2 pitches wide
+    assert list(filled.steps) == sorted(filled.steps)
+
+
+@pytest.mark.parametrize(("reread", "prob"), [("软", 0.3), ("软件", 0.9), ("7", 0.9), ("", 0.0)])
+def test_fill_dropped_leaves_the_place_unless_one_sure_chinese_character_is_read(
+    reread: str, prob: float
+) -> None:
+    line = evenly("南昌瑞祥件有限公司", 0.99, skip=(4,))
+    image = np.full((48, 400), 255, np.uint8)
+    filled = fill_dropped(
+        RimReading(line, image, 8.0), lambda images: [decoded(reread, prob) for _ in images]
+    )
+    assert filled.text == "南昌瑞祥件有限公司"
+
+
+def test_fill_dropped_rereads_two_skipped_characters_in_one_window() -> None:
+    line = evenly("六安电机有限公司", 0.99, pitch=4, skip=(2,))  # 江淮 skipped: a triple pitch
+    line = Decoded(
+        line.chars, line.probs, tuple(s + (4 if i >= 2 else 0) for i, s in enumerate(line.steps)), 60
+    )
+    image = np.full((48, 500), 255, np.uint8)
+    widths: list[int] = []
+
+    def recognise(images: Sequence[np.ndarray]) -> list[Decoded]:
+        widths.extend(image.shape[1] for image in images)
+        return [decoded("江淮", 0.8) for _ in images]
+
+    filled = fill_dropped(RimReading(line, image, 8.0), recognise)
+    assert filled.text == "六安江淮电机有限公司"
+    assert widths == [round(2.2 * 4 * 8)]
+
+
+def test_fill_dropped_calls_nothing_for_an_evenly_read_rim() -> None:
+    def no_call(images: Sequence[np.ndarray]) -> list[Decoded]:
+        raise AssertionError("re-read a rim with nothing skipped")
+
+    line = evenly("南昌瑞祥软件有限公司", 0.99)
+    assert fill_dropped(RimReading(line, np.zeros((48, 400), np.uint8), 8.0), no_call) == line
 
 
 def test_most_confident_keeps_the_surer_reading_of_each_image() -> None:
@@ -109,6 +166,8 @@ def test_most_confident_prefers_a_reading_that_drops_nothing_over_a_surer_one() 
         ("广州美嘉信息技术有限任公司", "广州美嘉信息技术有限责任公司"),  # the longer form wins
         ("成都晨光股份有限公国", "成都晨光股份有限公司"),
         ("深圳市德瑞欣电子有限公", "深圳市德瑞欣电子有限公司"),
+        ("贵阳市富临环保科技股信有限公司", "贵阳市富临环保科技股份有限公司"),  # 有限公司 is exact
+        ("南京金桥份有限公司", "南京金桥股份有限公司"),
     ],
 )
 def test_fix_legal_form_restores_a_misread_ending(read: str, fixed: str) -> None:
@@ -117,7 +176,17 @@ def test_fix_legal_form_restores_a_misread_ending(read: str, fixed: str) -> None
 
 @pytest.mark.parametrize(
     "text",
-    ["上海集思有限公司", "天津公司", "兰州区档案馆", "四川顺丰速运有限公司绵阳分公司", "现金收讫", ""],
+    [
+        "上海集思有限公司",
+        "天津公司",
+        "兰州区档案馆",
+        "四川顺丰速运有限公司绵阳分公司",
+        "现金收讫",
+        "",
+        "成都科技有限公司",  # two edits from 股份有限公司: a plain limited company
+        "武汉股份有限公司",
+        "大连万达有限责任公司",
+    ],
 )
 def test_fix_legal_form_leaves_exact_and_distant_endings(text: str) -> None:
     assert fix_legal_form(text) == text
@@ -138,6 +207,11 @@ def test_trim_unsure_ends_of_an_all_unsure_line_is_empty() -> None:
 def test_trim_code_ends_drops_code_digits_and_loose_punctuation() -> None:
     assert trim_code_ends(decoded("8098重庆康华医药有限公司21,", 0.9)).text == "重庆康华医药有限公司"
     assert trim_code_ends(decoded("中农舜耕(北京)科技有限公司", 0.9)).text == "中农舜耕(北京)科技有限公司"
+
+
+def test_trim_code_ends_drops_a_code_misread_with_letters_from_the_end_only() -> None:
+    assert trim_code_ends(decoded("中农舜耕(北京)科技有限公司340h", 0.9)).text == "中农舜耕(北京)科技有限公司"
+    assert trim_code_ends(decoded("TCL科技集团股份有限公司", 0.9)).text == "TCL科技集团股份有限公司"
 
 
 def test_trim_code_ends_leaves_a_line_without_chinese() -> None:

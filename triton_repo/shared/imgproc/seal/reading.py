@@ -28,6 +28,7 @@ import numpy as np
 
 from imgproc.text import Decoded
 from imgproc.text.edit import levenshtein
+from imgproc.text.recognition import REC_HEIGHT, rec_width
 
 from .pipeline import SealCrops
 
@@ -41,6 +42,10 @@ MIN_LINE_SCORE = 0.5
 # one between them; lines of fewer characters than MIN_PITCH_CHARS have no reliable pitch.
 PITCH_GAP = 1.6
 MIN_PITCH_CHARS = 4
+# Skipped characters are re-read from a window this many pitches wider than they are, at
+# most MAX_FILL of them in one place.
+FILL_WIDTH = 1.2
+MAX_FILL = 3
 # How much better another orientation of a rect seal must read than the first to replace it.
 ORIENTATION_MARGIN = 0.05
 # A rim character read with less probability than this is not kept at either end of the rim.
@@ -70,10 +75,16 @@ def dropped_characters(line: Decoded, gap: float = PITCH_GAP) -> int:
     Rim characters are engraved at an even pitch, so such a place has lost a character that
     the recogniser skipped (faint or overprinted ink); CTC's confidence does not count it.
     """
+    return len(_dropped_places(line, gap)[0])
+
+
+def _dropped_places(line: Decoded, gap: float = PITCH_GAP) -> tuple[list[int], float]:
+    """Indices i where a character was skipped between characters i and i + 1, and the pitch."""
     if len(line.steps) < MIN_PITCH_CHARS:
-        return 0
+        return [], 0.0
     pitches = np.diff(np.asarray(line.steps, np.float64))
-    return int((pitches > gap * np.median(pitches)).sum())
+    pitch = float(np.median(pitches))
+    return [int(i) for i in np.nonzero(pitches > gap * pitch)[0]], pitch
 
 
 def most_confident(*recognisers: Recognise) -> Recognise:
@@ -110,21 +121,28 @@ def _is_chinese(char: str) -> bool:
     return "\u3400" <= char <= "\u9fff"  # CJK Extension A and Unified Ideographs
 
 
-def _not_rim_end(char: str) -> bool:
-    """A code digit or loose punctuation: what a Chinese rim text never begins or ends with."""
+def _not_rim_start(char: str) -> bool:
+    """A code digit or loose punctuation: what a Chinese rim text never begins with."""
     return (char.isascii() and char.isdigit()) or unicodedata.category(char) in LOOSE_PUNCTUATION
 
 
+def _not_rim_end(char: str) -> bool:
+    """...nor ends with, and neither with a Latin letter (a name may begin with one: TCL)."""
+    return _not_rim_start(char) or (char.isascii() and char.isalpha())
+
+
 def trim_code_ends(line: Decoded) -> Decoded:
-    """A Chinese `line` without digits and loose punctuation at either end.
+    """A Chinese `line` without digits and loose punctuation at either end, nor Latin letters
+    at its end.
 
     Digits beside the rim text are the bottom-arc code, read along when the gap between them
-    is narrow; a rim with no Chinese at all (a Latin or number seal) is left as it is.
+    is narrow (a letter among them is a misread digit); a rim with no Chinese at all (a Latin
+    or number seal) is left as it is.
     """
     if not any(_is_chinese(char) for char in line.chars):
         return line
     start, stop = 0, len(line.chars)
-    while start < stop and _not_rim_end(line.chars[start]):
+    while start < stop and _not_rim_start(line.chars[start]):
         start += 1
     while stop > start and _not_rim_end(line.chars[stop - 1]):
         stop -= 1
@@ -155,22 +173,79 @@ def _misread_ending(text: str, form: str) -> int | None:
 
 def fix_legal_form(text: str) -> str:
     """`text` with a legal form misread by one edit at its end restored (longest form first);
-    unchanged when it already ends in one, or in nothing close."""
-    if any(text.endswith(form) for form in LEGAL_FORMS):
-        return text
+    unchanged when it already ends in one, or in nothing close.
+
+    Longest first also when a shorter form ends it exactly: "股信有限公司" ends in 有限公司,
+    and is 股份有限公司 with 份 misread.
+    """
     for form in LEGAL_FORMS:
+        if text.endswith(form):
+            return text
         if (length := _misread_ending(text, form)) is not None:
             return text[: len(text) - length] + form
     return text
 
 
-def best_rim(crops: SealCrops, recognise: Recognise) -> Decoded:
-    """The rim candidate with the best prior-weighted confidence (empty without candidates)."""
+@dataclass(frozen=True)
+class RimReading:
+    """The chosen rim candidate's reading, with the strip it was read from."""
+
+    line: Decoded
+    strip: np.ndarray
+    step_px: float  # strip columns per recogniser step
+
+
+def best_rim(crops: SealCrops, recognise: Recognise) -> RimReading | None:
+    """The rim candidate with the best prior-weighted confidence (None without candidates)."""
     if not crops.rim:
-        return Decoded((), ())
-    readings = recognise([strip.image for strip in crops.rim])
-    scored = [(strip.prior * line.score, line) for strip, line in zip(crops.rim, readings, strict=True)]
-    return max(scored, key=lambda item: item[0])[1]
+        return None
+    images = [strip.image for strip in crops.rim]
+    readings = recognise(images)
+    scored = [
+        (strip.prior * line.score, i) for i, (strip, line) in enumerate(zip(crops.rim, readings, strict=True))
+    ]
+    best = readings[max(scored)[1]]
+    # Every strip of the batch was padded to one width, which the recogniser cut into steps.
+    width = rec_width(images) * images[0].shape[0] / REC_HEIGHT
+    return RimReading(best, images[max(scored)[1]], width / best.length if best.length else 0.0)
+
+
+def _missing(line: Decoded, place: int, pitch: float) -> int:
+    """How many characters fit between characters `place` and `place + 1` (at most MAX_FILL)."""
+    return min(MAX_FILL, max(1, round((line.steps[place + 1] - line.steps[place]) / pitch) - 1))
+
+
+def _fills(read: Decoded, count: int, min_prob: float) -> bool:
+    """Whether a re-read window says exactly `count` Chinese characters, each surely."""
+    return len(read.chars) == count and all(
+        _is_chinese(char) and prob >= min_prob for char, prob in zip(read.chars, read.probs, strict=True)
+    )
+
+
+def fill_dropped(rim: RimReading, recognise: Recognise, min_prob: float = MIN_EDGE_PROB) -> Decoded:
+    """The rim with the characters re-read alone in each place its pitch says some were skipped.
+
+    Skipped characters are faint or overprinted; the window between their neighbours is read
+    on its own, and kept when it reads as just as many Chinese characters as fit there, each
+    with at least `min_prob`; anything else leaves the place as it was.
+    """
+    line = rim.line
+    places, pitch = _dropped_places(line)
+    if not places or rim.step_px <= 0:
+        return line
+    counts = [_missing(line, i, pitch) for i in places]
+    # A character emitted at step t was seen around strip column (t + 0.5) * step_px.
+    centres = [(line.steps[i] + line.steps[i + 1] + 1) / 2.0 * rim.step_px for i in places]
+    halves = [(n + FILL_WIDTH - 1.0) * pitch * rim.step_px / 2.0 for n in counts]
+    crops = [rim.strip[:, max(0, round(c - h)) : round(c + h)] for c, h in zip(centres, halves, strict=True)]
+    chars, probs, steps = list(line.chars), list(line.probs), list(line.steps)
+    for i, n, read in sorted(zip(places, counts, recognise(crops), strict=True), reverse=True):
+        if _fills(read, n, min_prob):
+            gap = (line.steps[i + 1] - line.steps[i]) / (n + 1)
+            chars[i + 1 : i + 1] = read.chars
+            probs[i + 1 : i + 1] = read.probs
+            steps[i + 1 : i + 1] = [round(line.steps[i] + gap * (k + 1)) for k in range(n)]
+    return Decoded(tuple(chars), tuple(probs), tuple(steps), line.length)
 
 
 def is_code(line: Line, min_score: float = MIN_LINE_SCORE) -> bool:
@@ -215,8 +290,8 @@ def read_seal(
         code = recognise([crops.code])[0]
         if is_code((code.text, code.score), min_score):
             codes.append(code.text.replace(" ", ""))
-    if crops.rim:
-        rim = trim_rim_ends(best_rim(crops, recognise))
+    if (chosen := best_rim(crops, recognise)) is not None:
+        rim = trim_rim_ends(fill_dropped(chosen, recognise))
         return SealReading(crops, fix_legal_form(rim.text), rim.score, inner, codes)
     first, rest = (inner[0], inner[1:]) if inner else (("", 0.0), [])
     return SealReading(crops, first[0], first[1], rest, codes)
