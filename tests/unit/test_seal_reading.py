@@ -146,18 +146,6 @@ def test_dropped_characters_are_the_places_a_pitch_is_missing() -> None:
     assert dropped_characters(decoded("南昌瑞祥件", 0.99)) == 0  # no steps known
 
 
-def test_most_confident_prefers_a_reading_that_drops_nothing_over_a_surer_one() -> None:
-    """Faint 软: two recognisers skip it surely, a third reads it unsurely; the gap it leaves
-    in the skipping readings' pitch tells which is right."""
-    readings = {
-        0: [evenly("南昌瑞祥件有限公司", 0.998, skip=(4,))],
-        1: [evenly("南昌瑞祥软件有限公司", 0.946)],
-    }
-    fakes = [lambda images, i=i: readings[i] for i in readings]
-    assert most_confident(*fakes)([strip(0)])[0].text == "南昌瑞祥软件有限公司"
-    assert most_confident(fakes[1], fakes[0])([strip(0)])[0].text == "南昌瑞祥软件有限公司"
-
-
 @pytest.mark.parametrize(
     ("read", "fixed"),
     [
