@@ -200,13 +200,11 @@ def best_rim(crops: SealCrops, recognise: Recognise) -> RimReading | None:
         return None
     images = [strip.image for strip in crops.rim]
     readings = recognise(images)
-    scored = [
-        (strip.prior * line.score, i) for i, (strip, line) in enumerate(zip(crops.rim, readings, strict=True))
-    ]
-    best = readings[max(scored)[1]]
+    index = max(range(len(images)), key=lambda i: crops.rim[i].prior * readings[i].score)
+    best = readings[index]
     # Every strip of the batch was padded to one width, which the recogniser cut into steps.
     width = rec_width(images) * images[0].shape[0] / REC_HEIGHT
-    return RimReading(best, images[max(scored)[1]], width / best.length if best.length else 0.0)
+    return RimReading(best, images[index], width / best.length if best.length else 0.0)
 
 
 def _missing(line: Decoded, place: int, pitch: float) -> int:
