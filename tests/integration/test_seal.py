@@ -24,10 +24,10 @@ HELDOUT_SEED = 20261122
 SEAL_PAGES = 60  # 1 to 3 seals each: well over 100 seals
 EMPTY_PAGES = 20
 CLIENT_THREADS = 2
-# Issue 4 asks for 85% exact rim matches. Here 90.5% (2026-11-23, three recognisers), but
-# the batches two client threads form vary from run to run, and fresh dev seeds (7000, 8000)
-# give 82.7% and 87.0%: the target is not reliably met. This floor guards against regressions.
-RIM_EXACT_FLOOR = 0.80
+# Issue 4's target. Measured here: 92.9% (2026-11-23); dev seeds 7000 and 8000 (225 seals), run
+# in-process by tests.support.seal_eval, 89.3%. The batches two client threads form vary the
+# readings slightly from run to run.
+RIM_EXACT_TARGET = 0.85
 
 
 @dataclass
@@ -106,8 +106,8 @@ def test_seal_recall_at_least_98_percent(heldout: Tally) -> None:
     assert heldout.found / heldout.seals >= 0.98
 
 
-def test_rim_text_exact_match_floor(heldout: Tally) -> None:
-    assert heldout.exact / heldout.seals >= RIM_EXACT_FLOOR
+def test_rim_text_exact_match_at_least_85_percent(heldout: Tally) -> None:
+    assert heldout.exact / heldout.seals >= RIM_EXACT_TARGET
 
 
 def test_rim_character_error_rate_at_most_5_percent(heldout: Tally) -> None:

@@ -1,9 +1,9 @@
 """EVALUATION HARNESS: the seal BLS's recogniser callables over ONNX Runtime, in-process.
 
 The seal model passes its configured recogniser (by default `most_confident` over
-`pymodel.recognise_chars` for text_recognition, text_recognition_v5 and text_recognition_v6) and
-`pymodel.read_lines` (text_detection / text_direction / text_recognition, through BLS) to
-`imgproc.seal.reading.read_seal`.
+`pymodel.recognise_chars` for text_recognition, text_recognition_v5 and text_recognition_v6),
+`pymodel.read_lines` (text_detection / text_direction / text_recognition, through BLS) and
+the word-list correction (`imgproc.text.lexicon.correct`) to `imgproc.seal.reading.read_seal`.
 This module composes the same `imgproc.text` functions over the provisioned `model.onnx`
 files, so `seal_eval` measures exactly the serving decisions without starting Triton: all
 rim candidates of a seal are recognised as one batch (one padded tensor, as one BLS call),
@@ -20,7 +20,14 @@ import numpy as np
 import onnxruntime as ort
 from imgproc.imaging import three_channels
 from imgproc.seal import SealCrops
-from imgproc.seal.reading import Recognise, SealReading, most_confident, read_seal
+from imgproc.seal.reading import (
+    LEXICON_WEIGHT,
+    RIM_ALTERNATIVES,
+    Recognise,
+    SealReading,
+    most_confident,
+    read_seal,
+)
 from imgproc.text import (
     Decoded,
     apply_direction,
@@ -34,6 +41,7 @@ from imgproc.text import (
     sort_reading_order,
 )
 from imgproc.text.charset import load_charset
+from imgproc.text.lexicon import LEXICON_FILE, correct, load_lexicon
 
 from tests.support.ocr_inprocess import MODEL_FILE, InProcessOcr, onnx_session, run_session
 
@@ -42,13 +50,13 @@ Line = tuple[str, float]
 
 
 def _recognise(
-    session: ort.InferenceSession, charset: Sequence[str], images: Sequence[np.ndarray]
+    session: ort.InferenceSession, charset: Sequence[str], images: Sequence[np.ndarray], alternatives: int = 0
 ) -> list[Decoded]:
     """As `pymodel.recognise_chars`: the images as one batch through one recogniser."""
     if not images:
         return []
     probs = run_session(session, rec_preprocess([three_channels(image) for image in images]))
-    return ctc_decode_chars(probs, charset)
+    return ctc_decode_chars(probs, charset, alternatives)
 
 
 # As the seal model's default `recogniser`, "ppocr_v4_v5_v6"; the first is text_recognition.
@@ -60,11 +68,17 @@ class InProcessSeal:
 
     def __init__(self, model_repository: Path = MODEL_REPOSITORY, threads: int = 1) -> None:
         self.ocr = InProcessOcr(model_repository, threads, rec_batch_size=None)
-        self.readers: dict[str, Recognise] = {"text_recognition": self.recognise_chars}
+        sessions = {"text_recognition": (self.ocr.rec, self.ocr.charset)}
         for name in STRIP_RECOGNISERS:
             path = model_repository / name / MODEL_FILE
-            self.readers[name] = partial(_recognise, onnx_session(path, threads), load_charset(path))
+            sessions[name] = (onnx_session(path, threads), load_charset(path))
+        self.readers: dict[str, Recognise] = {
+            name: partial(_recognise, session, charset, alternatives=RIM_ALTERNATIVES)
+            for name, (session, charset) in sessions.items()
+        }
         self.recognise_strips: Recognise = most_confident(*self.readers.values())
+        lexicon = load_lexicon(model_repository / "seal" / "1" / LEXICON_FILE)
+        self.correct = partial(correct, lexicon=lexicon, weight=LEXICON_WEIGHT)
 
     def recognise_chars(self, images: Sequence[np.ndarray]) -> list[Decoded]:
         """As `pymodel.recognise_chars` with text_recognition."""
@@ -82,4 +96,4 @@ class InProcessSeal:
 
     def read(self, crops: SealCrops) -> SealReading:
         """What the seal BLS answers for one seal."""
-        return read_seal(crops, self.recognise_strips, self.read_lines)
+        return read_seal(crops, self.recognise_strips, self.read_lines, correct=self.correct)

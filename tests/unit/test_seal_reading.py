@@ -128,6 +128,67 @@ def test_most_confident_keeps_the_surer_reading_of_each_image() -> None:
     assert [line.text for line in lines] == ["上海星辰科技", "天津君和公司"]
 
 
+def test_most_confident_offers_the_other_readings_as_alternatives() -> None:
+    first = fake_recognise({1: ("珠海县档菜馆", 0.95)})
+    second = fake_recognise({1: ("珠海档案馆", 0.9)})  # one character short, one different
+    [line] = most_confident(first, with_options(second))([strip(1)])
+    assert line.text == "珠海县档菜馆"
+    assert line.alternatives[4] == (("菜", 0.95), ("案", 0.9))
+    assert line.alternatives[2] == (("县", 0.95),)  # nothing the second saw lines up with 县
+
+
+def test_most_confident_offers_what_another_reading_saw_between_characters_as_insertions() -> None:
+    first = fake_recognise({1: ("义乌光信息", 0.97)})
+    second = fake_recognise({1: ("南义乌晨光信", 0.88)})
+    [line] = most_confident(with_options(first), second)([strip(1)])
+    assert line.text == "义乌光信息"
+    assert line.insertions == ((("南", 0.88),), (), (("晨", 0.88),), (), (), ())
+
+
+def test_most_confident_adds_no_alternatives_when_none_were_asked_for() -> None:
+    first = fake_recognise({1: ("珠海县档菜馆", 0.95)})
+    second = fake_recognise({1: ("珠海县档案馆", 0.9)})
+    assert most_confident(first, second)([strip(1)])[0].alternatives == ()
+
+
+def test_fill_dropped_keeps_alternatives_in_step_with_the_characters() -> None:
+    line = evenly("南昌瑞祥件有限公司", 0.99, skip=(4,))
+    line = Decoded(line.chars, line.probs, line.steps, line.length, line.options())
+    image = np.full((48, 400), 255, np.uint8)
+    reread = Decoded(("软",), (0.8,), alternatives=((("软", 0.8), ("欤", 0.1)),))
+    filled = fill_dropped(RimReading(line, image, 8.0), lambda images: [reread for _ in images])
+    assert filled.text == "南昌瑞祥软件有限公司"
+    assert [options[0][0] for options in filled.alternatives] == list(filled.chars)
+    assert filled.alternatives[4] == reread.alternatives[0]
+
+
+def test_read_seal_corrects_the_rim_after_trimming_its_ends() -> None:
+    crops = SealCrops(REGION, rim=[RimStrip(strip(1), 1.0)])
+    seen: list[str] = []
+
+    def correct(line: Decoded) -> Decoded:
+        seen.append(line.text)
+        return Decoded(tuple("天津公司"), line.probs)
+
+    reading = read_seal(
+        crops,
+        lambda images: [decoded("天津公可9", 0.9, 0.9, 0.9, 0.9, 0.3)],
+        lambda image: [],
+        correct=correct,
+    )
+    assert seen == ["天津公可"]  # the unsure 9 was cut first
+    assert reading.rim_text == "天津公司"
+
+
+def with_options(recognise):  # type: ignore[no-untyped-def]
+    """`recognise` whose lines carry their characters as their only alternatives."""
+
+    def offered(images: Sequence[np.ndarray]) -> list[Decoded]:
+        return [Decoded(line.chars, line.probs, alternatives=line.options()) for line in recognise(images)]
+
+    return offered
+
+
 def evenly(text: str, prob: float, pitch: int = 4, skip: tuple[int, ...] = ()) -> Decoded:
     """`text` emitted one character every `pitch` steps, with a blank pitch before each index in
     `skip` (a character dropped there)."""

@@ -52,6 +52,18 @@ def test_ctc_decode_chars_keeps_each_characters_probability() -> None:
     assert (line.text, line.score) == ctc_decode(probs[None], CHARSET)[0]
 
 
+def test_ctc_decode_chars_offers_each_steps_likeliest_characters_without_the_blank() -> None:
+    probs = _probs([0, 1, 0, 2])
+    probs[1] = [0.3, 0.4, 0.05, 0.2, 0.05]  # "a" kept; the blank and "c" came close
+    [line] = ctc_decode_chars(probs[None], CHARSET, alternatives=3)
+    assert line.text == "ab"
+    assert [c for c, _ in line.alternatives[0]] == ["a", "c"]  # top 3 = a, blank, c
+    assert line.alternatives[0][1][1] == pytest.approx(0.2)
+    assert line.alternatives[1][0] == ("b", pytest.approx(0.9))
+    assert ctc_decode_chars(probs[None], CHARSET)[0].alternatives == ()
+    assert line.part(1, 2).alternatives == line.alternatives[1:]
+
+
 def test_ctc_decode_chars_says_where_each_character_was_emitted() -> None:
     [line] = ctc_decode_chars(_probs([0, 1, 1, 0, 0, 2, 0, 1, 0])[None], CHARSET)
     assert (line.text, line.steps, line.length) == ("aba", (1, 5, 7), 9)

@@ -143,13 +143,18 @@ def recogniser_charset(args: dict[str, str], model: RecognitionModel = PPOCR_V4)
 
 
 def recognise_chars(
-    images: Sequence[np.ndarray], charset: Sequence[str], model: RecognitionModel = PPOCR_V4
+    images: Sequence[np.ndarray],
+    charset: Sequence[str],
+    model: RecognitionModel = PPOCR_V4,
+    alternatives: int = 0,
 ) -> list[Decoded]:
-    """Each line image (gray or BGR) read per character, in one BLS call; raises ModelCallError."""
+    """Each line image (gray or BGR) read per character, with the `alternatives` likeliest
+    characters of each, in one BLS call; raises ModelCallError."""
     if not images:  # Triton rejects an empty batch
         return []
     batch = rec_preprocess([three_channels(image) for image in images])
-    return ctc_decode_chars(call_model(model.name, {RECOGNITION_INPUT: batch}, model.output), charset)
+    probs = call_model(model.name, {RECOGNITION_INPUT: batch}, model.output)
+    return ctc_decode_chars(probs, charset, alternatives)
 
 
 def recognise(images: Sequence[np.ndarray], charset: Sequence[str]) -> list[tuple[str, float]]:

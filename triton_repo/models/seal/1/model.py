@@ -4,12 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from imgproc.imaging import ImageError, decode_rgb
 from imgproc.seal.pipeline import prepare_seals
-from imgproc.seal.reading import Recognise, SealReading, most_confident, read_seal
+from imgproc.seal.reading import (
+    LEXICON_WEIGHT,
+    RIM_ALTERNATIVES,
+    Correct,
+    Recognise,
+    SealReading,
+    most_confident,
+    read_seal,
+)
+from imgproc.text.lexicon import LEXICON_FILE, correct, load_lexicon
 from pymodel import (
     PPOCR_V4,
     PPOCR_V5,
@@ -40,11 +50,20 @@ RECOGNISERS: dict[str, tuple[RecognitionModel, ...]] = {
 
 
 def strip_recogniser(args: dict[str, str], models: Sequence[RecognitionModel]) -> Recognise:
-    """The surest reading of each strip over `models`, each called through BLS."""
+    """The surest reading of each strip over `models`, each called through BLS, with the
+    others' readings and each model's likeliest characters as alternatives."""
+    offered = RIM_ALTERNATIVES
     readers = [
-        partial(recognise_chars, charset=recogniser_charset(args, model), model=model) for model in models
+        partial(recognise_chars, charset=recogniser_charset(args, model), model=model, alternatives=offered)
+        for model in models
     ]
     return most_confident(*readers)
+
+
+def rim_corrector(args: dict[str, str]) -> Correct:
+    """`correct` with the word list provisioned beside this model (loaded once, ~1.5 s)."""
+    lexicon = load_lexicon(Path(args["model_repository"]) / args["model_version"] / LEXICON_FILE)
+    return partial(correct, lexicon=lexicon, weight=LEXICON_WEIGHT)
 
 
 def _strings(texts: Sequence[str]) -> np.ndarray:
@@ -75,6 +94,7 @@ class TritonPythonModel(PerRequestModel):
         self._max_pixels = max_pixels(args)
         self._min_score = float(parameter(config, "min_line_score"))
         self._recognise = strip_recogniser(args, RECOGNISERS[parameter(config, "recogniser")])
+        self._correct = rim_corrector(args)
         # Inner lines need detection as well, which only the PP-OCR pair provides.
         self._read_lines = partial(read_lines, charset=recogniser_charset(args))
 
@@ -85,7 +105,7 @@ class TritonPythonModel(PerRequestModel):
             return invalid_argument(str(exc))
         try:
             readings = [
-                read_seal(crops, self._recognise, self._read_lines, self._min_score)
+                read_seal(crops, self._recognise, self._read_lines, self._min_score, self._correct)
                 for crops in prepare_seals(page)
             ]
         except ModelCallError as exc:

@@ -96,23 +96,49 @@ def aspect_batches(crops: Sequence[np.ndarray], batch_size: int = REC_BATCH_SIZE
     return [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
 
 
+Alternative = tuple[str, float]
+
+
 @dataclass(frozen=True)
 class Decoded:
     """One greedy-CTC line: its characters, the probability of each (the kept steps), where
-    each was emitted (step index, of `length` steps over the padded input)."""
+    each was emitted (step index, of `length` steps over the padded input) and, when asked
+    for, other characters each step gave some probability to (most probable first), and
+    characters another reading of the line saw between two of these (see
+    `imgproc.seal.reading.with_other_readings`)."""
 
     chars: tuple[str, ...]
     probs: tuple[float, ...]
     steps: tuple[int, ...] = ()
     length: int = 0
+    alternatives: tuple[tuple[Alternative, ...], ...] = ()  # one tuple per character, or none
+    insertions: tuple[tuple[Alternative, ...], ...] = ()  # before each character and after the last, or none
 
     @property
     def text(self) -> str:
         return "".join(self.chars)
 
     def part(self, start: int, stop: int) -> Decoded:
-        """Characters `start` to `stop` with their probabilities and steps."""
-        return Decoded(self.chars[start:stop], self.probs[start:stop], self.steps[start:stop], self.length)
+        """Characters `start` to `stop` with their probabilities, steps, alternatives and the
+        insertions around them."""
+        return Decoded(
+            self.chars[start:stop],
+            self.probs[start:stop],
+            self.steps[start:stop],
+            self.length,
+            self.alternatives[start:stop],
+            self.insertions[start : max(start, stop) + 1] if self.insertions else (),
+        )
+
+    def options(self) -> tuple[tuple[Alternative, ...], ...]:
+        """Each character's alternatives; a character without them is its own only option."""
+        if self.alternatives:
+            return self.alternatives
+        return tuple(((char, prob),) for char, prob in zip(self.chars, self.probs, strict=True))
+
+    def gaps(self) -> tuple[tuple[Alternative, ...], ...]:
+        """What may be inserted before each character and after the last (often nothing)."""
+        return self.insertions or ((),) * (len(self.chars) + 1)
 
     @property
     def score(self) -> float:
@@ -120,25 +146,36 @@ class Decoded:
         return float(np.mean(np.array(self.probs, np.float64))) if self.probs else 0.0
 
 
-def _decode_row(indices: np.ndarray, best: np.ndarray, charset: Sequence[str]) -> Decoded:
+def _top(step: np.ndarray, count: int, charset: Sequence[str]) -> tuple[Alternative, ...]:
+    """The `count` most probable characters of one step (the blank left out)."""
+    top = np.argpartition(step, -count)[-count:]
+    top = top[np.argsort(step[top])[::-1]]
+    return tuple((charset[i], float(step[i])) for i in top if i != BLANK_INDEX)
+
+
+def _decode_row(row: np.ndarray, charset: Sequence[str], alternatives: int) -> Decoded:
     """One sequence: collapse repeats, drop blanks, keep each kept step's probability."""
+    indices = row.argmax(axis=1)
     keep = indices != BLANK_INDEX
     keep[1:] &= indices[1:] != indices[:-1]
+    steps = np.nonzero(keep)[0]
     return Decoded(
         tuple(charset[i] for i in indices[keep]),
-        tuple(float(p) for p in best[keep]),
-        tuple(int(t) for t in np.nonzero(keep)[0]),
+        tuple(float(p) for p in row[steps, indices[keep]]),
+        tuple(int(t) for t in steps),
         len(indices),
+        tuple(_top(row[t], alternatives, charset) for t in steps) if alternatives else (),
     )
 
 
-def ctc_decode_chars(probs: np.ndarray, charset: Sequence[str]) -> list[Decoded]:
-    """Greedy CTC over float32[N, T, C] softmax, per character; ValueError if C != len(charset)."""
+def ctc_decode_chars(probs: np.ndarray, charset: Sequence[str], alternatives: int = 0) -> list[Decoded]:
+    """Greedy CTC over float32[N, T, C] softmax, per character, with the `alternatives` most
+    probable characters of each kept step; ValueError if C != len(charset)."""
     probs = np.asarray(probs, np.float32)
     if probs.ndim != 3 or probs.shape[2] != len(charset):
         raise ValueError(f"expected [N, T, {len(charset)}] probabilities, got {list(probs.shape)}")
-    indices, best = probs.argmax(axis=2), probs.max(axis=2)
-    return [_decode_row(row, row_best, charset) for row, row_best in zip(indices, best, strict=True)]
+    count = min(alternatives, probs.shape[2])
+    return [_decode_row(row, charset, count) for row in probs]
 
 
 def ctc_decode(probs: np.ndarray, charset: Sequence[str]) -> list[tuple[str, float]]:
