@@ -17,6 +17,7 @@ from imgproc.seal import (
     find_gaps,
     find_seals,
     ink_gray,
+    inner_region,
     prepare_seals,
     rect_interior,
     red_mask,
@@ -255,3 +256,30 @@ def test_generated_seal_reads_upright_from_its_top() -> None:
     up = up_direction(region, band, layout.rim.centre(layout.width))
     truth_up = rotation(truth.angle_deg) @ np.array([0.0, -1.0])
     assert float(up @ truth_up) > np.cos(np.deg2rad(20))
+
+
+def test_interior_reaches_into_the_band_only_in_the_rims_gap() -> None:
+    """Ink in the band under the rim text stays out; ink in the band below, in the gap, is in."""
+    gray = np.full((200, 200), 255, np.uint8)
+    cv2.circle(gray, (100, 160), 4, 0, -1)  # in the band at the bottom (the gap)
+    cv2.circle(gray, (100, 40), 4, 0, -1)  # in the band at the top (under the rim text)
+    cv2.circle(gray, (100, 100), 4, 0, -1)  # the centre
+    region = SealRegion("round", (100.0, 100.0), (80.0, 80.0), 0.0, (20, 20, 180, 180), False, 1.0)
+    band, up = Band(10.0, 30.0), np.array([0.0, -1.0])
+    # The rim covers three quarters of the perimeter, clockwise from the lower left (share
+    # 0.375, 45 degrees past the bottom, where t = pi / 2) over the top: the gap is below.
+    rim = (0.375, 0.75)
+    plain = inner_region(gray, region, band, up)
+    reaching = inner_region(gray, region, band, up, rim=rim)
+    assert _dots(plain) == [(50, 50)]  # only the centre, in a crop just inside the band
+    assert plain.shape == (100, 100)
+    # The bottom dot (60 px below the centre) is in; the top one is not, and the crop grows
+    # downwards only.
+    assert _dots(reaching) == [(50, 50), (50, 110)]
+    assert reaching.shape == (115, 100)
+
+
+def _dots(gray: np.ndarray) -> list[tuple[int, int]]:
+    """Centres (x, y) of the dark blobs of a gray image, top to bottom."""
+    count, _, _, centres = cv2.connectedComponentsWithStats((gray < 128).astype(np.uint8))
+    return sorted((round(x), round(y)) for x, y in centres[1:count])

@@ -5,9 +5,12 @@ round ones a star above them. Once the rim text has told us where the seal's top
 interior is warped upright, everything outside the inner ellipse is whitened (rim-text
 remnants would otherwise be detected as text), and for round seals the part above the
 bottom of the star is dropped. Oval seals keep their whole interior: the tax ID sits at the
-centre. A rectangular seal's interior is its whole inside, long side horizontal, offered in
-both 180-degree orientations because a rectangle does not tell which way is up: the one
-nearer the page's own upright first, since documents are stamped roughly upright.
+centre. In the gap between the rim text's ends there are no rim characters to keep out,
+and the bottom line of a real seal (发票专用章 on invoice seals) often reaches into the band
+there, so the interior reaches further out in a gap that holds no bottom-arc code. A
+rectangular seal's interior is its whole inside, long side horizontal, offered in both
+180-degree orientations because a rectangle does not tell which way is up: the one nearer
+the page's own upright first, since documents are stamped roughly upright.
 """
 
 from __future__ import annotations
@@ -17,8 +20,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .shapes import SealRegion, ellipse_offset_points, rotation
-from .unwrap import Band, parameter_at
+from .shapes import TWO_PI, SealRegion, ellipse_offset_points, rotation
+from .unwrap import Band, parameter_at, share_at
 
 WHITE = 255
 INK_LEVEL = 128
@@ -35,6 +38,9 @@ class InnerParams:
     star_max_aspect: float = 1.4
     star_margin: float = 0.02
     rect_border: float = 0.12  # of the short half side, trimmed as the border
+    # In the rim's gap (when no bottom-arc code fills it) the interior reaches this share of
+    # the band's height further out, short of the ring's rough inner edge.
+    gap_reach: float = 0.75
 
 
 DEFAULT_INNER = InnerParams()
@@ -53,47 +59,86 @@ def up_direction(region: SealRegion, band: Band, centre_share: float) -> np.ndar
     return vector
 
 
-def _upright(image: np.ndarray, centre: np.ndarray, up: np.ndarray, size: tuple[int, int]) -> np.ndarray:
-    """A width x height crop centred at `centre` whose top faces the image direction `up`."""
+def _upright_frame(centre: np.ndarray, up: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """2x3 matrix from a width x height upright crop's pixels to the image's."""
     width, height = size
     right, down = np.array([-up[1], up[0]]), -up
     offset = centre - right * width / 2.0 - down * height / 2.0
-    matrix = np.array([[right[0], down[0], offset[0]], [right[1], down[1], offset[1]]])
+    return np.array([[right[0], down[0], offset[0]], [right[1], down[1], offset[1]]])
+
+
+def _upright(image: np.ndarray, centre: np.ndarray, up: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """A width x height crop centred at `centre` whose top faces the image direction `up`."""
     fill = (WHITE,) * (image.shape[2] if image.ndim == 3 else 1)
     return cv2.warpAffine(
         image,
-        matrix,
-        (width, height),
+        _upright_frame(centre, up, size),
+        size,
         flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
         borderMode=cv2.BORDER_CONSTANT,
         borderValue=fill,
     )
 
 
-def _inner_axes(region: SealRegion, band: Band, up: np.ndarray) -> tuple[float, float]:
-    """Horizontal and vertical semi-axes of the area inside the band, in the upright frame."""
-    a, b = (max(axis - band.inner, MIN_SIDE_PX / 2.0) for axis in region.axes)
+def _axes_at(region: SealRegion, inset: float, up: np.ndarray) -> tuple[float, float]:
+    """Horizontal and vertical semi-axes of the outline moved `inset` inwards, upright frame."""
+    a, b = (max(axis - inset, MIN_SIDE_PX / 2.0) for axis in region.axes)
     if region.shape == "round":
         return a, b
     major = rotation(region.angle_deg) @ np.array([1.0, 0.0])
     return (b, a) if abs(float(major @ up)) > abs(float(major @ np.array([-up[1], up[0]]))) else (a, b)
 
 
-def _whiten_outside(crop: np.ndarray, axes: tuple[float, float]) -> np.ndarray:
-    height, width = crop.shape[:2]
+def _inside(size: tuple[int, int], axes: tuple[float, float]) -> np.ndarray:
+    """Pixels of a width x height crop inside the centred ellipse with semi-axes `axes`."""
+    width, height = size
     ys, xs = np.mgrid[0:height, 0:width]
-    outside = ((xs + 0.5 - width / 2.0) / axes[0]) ** 2 + ((ys + 0.5 - height / 2.0) / axes[1]) ** 2 > 1.0
-    out = crop.copy()
-    out[outside] = WHITE
-    return out
+    inside: np.ndarray = ((xs + 0.5 - width / 2.0) / axes[0]) ** 2 + (
+        (ys + 0.5 - height / 2.0) / axes[1]
+    ) ** 2 <= 1.0
+    return inside
 
 
-def inner_region(image: np.ndarray, region: SealRegion, band: Band, up: np.ndarray) -> np.ndarray:
-    """The upright interior of an elliptic seal inside the rim band, outside whitened."""
-    axes = _inner_axes(region, band, up)
-    size = (max(MIN_SIDE_PX, round(2 * axes[0])), max(MIN_SIDE_PX, round(2 * axes[1])))
-    crop = _upright(image, np.asarray(region.center, dtype=np.float64), up, size)
-    return _whiten_outside(crop, axes)
+def _in_gap(
+    region: SealRegion, band: Band, frame: np.ndarray, size: tuple[int, int], rim: tuple[float, float]
+) -> np.ndarray:
+    """Pixels of the upright crop whose direction from the centre lies outside the rim arc
+    (`rim` = its start and length as shares of the perimeter, clockwise from parameter 0)."""
+    width, height = size
+    ys, xs = np.mgrid[0:height, 0:width]
+    page = np.stack([xs + 0.5, ys + 0.5, np.ones_like(xs, np.float64)], axis=-1) @ frame.T
+    local = (page - np.asarray(region.center)) @ rotation(region.angle_deg)  # into the seal frame
+    t = np.mod(np.arctan2(local[..., 1] / region.axes[1], local[..., 0] / region.axes[0]), TWO_PI)
+    share = share_at(region, (band.outer + band.inner) / 2.0, t)
+    start, length = rim
+    gap: np.ndarray = np.mod(share - start, 1.0) >= length
+    return gap
+
+
+def inner_region(
+    image: np.ndarray,
+    region: SealRegion,
+    band: Band,
+    up: np.ndarray,
+    rim: tuple[float, float] | None = None,
+    params: InnerParams = DEFAULT_INNER,
+) -> np.ndarray:
+    """The upright interior of an elliptic seal inside the rim band, outside whitened; where
+    `rim` (the rim text's start and length as perimeter shares) is given, the interior reaches
+    further out in the gap (`InnerParams.gap_reach`)."""
+    inner = _axes_at(region, band.inner, up)
+    reach = _axes_at(region, band.inner - params.gap_reach * band.height, up) if rim else inner
+    size = (max(MIN_SIDE_PX, round(2 * reach[0])), max(MIN_SIDE_PX, round(2 * reach[1])))
+    centre = np.asarray(region.center, dtype=np.float64)
+    crop = _upright(image, centre, up, size)
+    keep = _inside(size, inner)
+    if rim:
+        keep |= _inside(size, reach) & _in_gap(region, band, _upright_frame(centre, up, size), size, rim)
+    crop[~keep] = WHITE
+    # Only as large as what is kept: the detector scales a crop by its size, so white margins
+    # would shrink the text it sees.
+    rows, cols = np.nonzero(keep.any(axis=1))[0], np.nonzero(keep.any(axis=0))[0]
+    return crop[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
 
 
 def _is_star(stats: np.ndarray, width: int, height: int, params: InnerParams) -> bool:

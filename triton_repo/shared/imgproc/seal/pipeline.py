@@ -120,7 +120,9 @@ def _inner_crops(
     gray: np.ndarray, region: SealRegion, band: Band, layout: RimLayout, params: SealParams
 ) -> list[np.ndarray]:
     up = up_direction(region, band, layout.rim.centre(layout.width))
-    interior = inner_region(gray, region, band, up)
+    # A gap that holds the bottom-arc code stays out: the code has its own strip.
+    rim = None if layout.code else (layout.rim.start / layout.width, layout.rim.length / layout.width)
+    interior = inner_region(gray, region, band, up, rim, params.inner)
     return [stretch_contrast(below_star(interior, params.inner) if region.shape == "round" else interior)]
 
 

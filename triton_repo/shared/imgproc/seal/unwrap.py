@@ -130,6 +130,12 @@ def arc_length(region: SealRegion, inset: float) -> float:
     return float(np.linalg.norm(np.diff(points, axis=0), axis=1).sum())
 
 
+def share_at(region: SealRegion, inset: float, t: np.ndarray) -> np.ndarray:
+    """Perimeter shares (at `inset`) of ellipse parameters `t`: the inverse of `parameter_at`."""
+    table_t, share = _arc_table(region, inset)
+    return np.interp(np.mod(t, TWO_PI), table_t, share)
+
+
 def parameter_at(region: SealRegion, inset: float, fractions: np.ndarray) -> np.ndarray:
     """Ellipse parameters t at perimeter shares (0 = the first axis, growing clockwise)."""
     t, share = _arc_table(region, inset)
