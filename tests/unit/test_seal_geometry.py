@@ -277,6 +277,8 @@ def test_interior_reaches_into_the_band_only_in_the_rims_gap() -> None:
     # downwards only.
     assert _dots(reaching) == [(50, 50), (50, 110)]
     assert reaching.shape == (115, 100)
+    cv2.circle(gray, (100, 160), 4, 255, -1)  # an empty gap: the crop stays as it was
+    assert np.array_equal(inner_region(gray, region, band, up, rim=rim), inner_region(gray, region, band, up))
 
 
 def _dots(gray: np.ndarray) -> list[tuple[int, int]]:

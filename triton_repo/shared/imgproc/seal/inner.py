@@ -41,6 +41,7 @@ class InnerParams:
     # In the rim's gap (when no bottom-arc code fills it) the interior reaches this share of
     # the band's height further out, short of the ring's rough inner edge.
     gap_reach: float = 0.75
+    gap_ink: float = 0.01  # ...when at least this share of the added area is ink
 
 
 DEFAULT_INNER = InnerParams()
@@ -115,6 +116,34 @@ def _in_gap(
     return gap
 
 
+def _size(axes: tuple[float, float]) -> tuple[int, int]:
+    return max(MIN_SIDE_PX, round(2 * axes[0])), max(MIN_SIDE_PX, round(2 * axes[1]))
+
+
+def _reaching_into_gap(
+    image: np.ndarray,
+    region: SealRegion,
+    band: Band,
+    up: np.ndarray,
+    rim: tuple[float, float],
+    params: InnerParams,
+) -> np.ndarray | None:
+    """The interior grown into the rim's gap, or None when no line reaches into the gap (an
+    empty gap, or the ring's speckle, would only make the crop larger and its text smaller)."""
+    reach = _axes_at(region, band.inner - params.gap_reach * band.height, up)
+    size, centre = _size(reach), np.asarray(region.center, dtype=np.float64)
+    crop = _upright(image, centre, up, size)
+    keep = _inside(size, _axes_at(region, band.inner, up))
+    extra = _inside(size, reach) & _in_gap(region, band, _upright_frame(centre, up, size), size, rim) & ~keep
+    if not extra.any() or float((crop[extra] < INK_LEVEL).mean()) < params.gap_ink:
+        return None
+    keep |= extra
+    crop[~keep] = WHITE
+    # Only as large as what is kept, for the same reason.
+    rows, cols = np.nonzero(keep.any(axis=1))[0], np.nonzero(keep.any(axis=0))[0]
+    return crop[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
+
+
 def inner_region(
     image: np.ndarray,
     region: SealRegion,
@@ -124,21 +153,15 @@ def inner_region(
     params: InnerParams = DEFAULT_INNER,
 ) -> np.ndarray:
     """The upright interior of an elliptic seal inside the rim band, outside whitened; where
-    `rim` (the rim text's start and length as perimeter shares) is given, the interior reaches
-    further out in the gap (`InnerParams.gap_reach`)."""
-    inner = _axes_at(region, band.inner, up)
-    reach = _axes_at(region, band.inner - params.gap_reach * band.height, up) if rim else inner
-    size = (max(MIN_SIDE_PX, round(2 * reach[0])), max(MIN_SIDE_PX, round(2 * reach[1])))
-    centre = np.asarray(region.center, dtype=np.float64)
-    crop = _upright(image, centre, up, size)
-    keep = _inside(size, inner)
-    if rim:
-        keep |= _inside(size, reach) & _in_gap(region, band, _upright_frame(centre, up, size), size, rim)
-    crop[~keep] = WHITE
-    # Only as large as what is kept: the detector scales a crop by its size, so white margins
-    # would shrink the text it sees.
-    rows, cols = np.nonzero(keep.any(axis=1))[0], np.nonzero(keep.any(axis=0))[0]
-    return crop[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
+    `rim` (the rim text's start and length as perimeter shares) is given and a line reaches
+    into its gap, the interior reaches further out there (`InnerParams.gap_reach`)."""
+    if rim and (reached := _reaching_into_gap(image, region, band, up, rim, params)) is not None:
+        return reached
+    axes = _axes_at(region, band.inner, up)
+    size = _size(axes)
+    crop = _upright(image, np.asarray(region.center, dtype=np.float64), up, size)
+    crop[~_inside(size, axes)] = WHITE
+    return crop
 
 
 def _is_star(stats: np.ndarray, width: int, height: int, params: InnerParams) -> bool:
