@@ -66,13 +66,16 @@ class _Slot:
     alternatives: tuple[Alternative, ...]
 
 
+# One chosen character: the character, its probability, its step and its alternatives.
+Choice = tuple[str, float, int, tuple[Alternative, ...]]
+
+
 @dataclass(frozen=True)
 class _Path:
-    """The best reading of the slots so far: its score and, per chosen character, a tuple of
-    (character, probability, step, alternatives)."""
+    """The best reading of the slots so far: its score and its chosen characters."""
 
     score: float
-    chosen: tuple[tuple[str, float, int, tuple[Alternative, ...]], ...] = ()
+    chosen: tuple[Choice, ...] = ()
 
 
 def _log(prob: float) -> float:
@@ -96,9 +99,6 @@ def _options(alternatives: tuple[Alternative, ...]) -> dict[str, float]:
     for char, prob in alternatives:
         options[char] = max(prob, options.get(char, 0.0))
     return options
-
-
-Choice = tuple[str, float, int, tuple[Alternative, ...]]
 
 
 def _pick(slot: _Slot, char: str) -> Choice:
