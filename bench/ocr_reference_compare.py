@@ -4,7 +4,7 @@
 
 Renders `tests/support/text_corpus`, writes the images under bench/results/ocr_compare/,
 runs the reference (`.venv-ref`, tests/support/reference_ocr.py) in a subprocess and ours
-(tests/support/ocr_inprocess.py) in this process, both on one ONNX Runtime thread, and
+(evaluation/ocr.py) in this process, both on one ONNX Runtime thread, and
 prints a table: "full" is the whole pipeline on every image (page CER over the lines joined
 in reading order), "rec" is recognition without detection on the single-line images. It also
 counts images where our lines differ from the reference's at all. `--check` exits non-zero
@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 from imgproc.imaging import decode_rgb
 
-from tests.support.cer import CerTally, page_text
-from tests.support.ocr_inprocess import InProcessOcr
+from evaluation.ocr import InProcessOcr
+from evaluation.text import CerTally, page_text
 from tests.support.text_corpus import Sample, generate_corpus
 
 ROOT = Path(__file__).resolve().parent.parent

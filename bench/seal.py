@@ -13,7 +13,7 @@ from bench.serving import (
     step_table,
     step_times,
 )
-from tests.support.seal_generator import generate_page
+from evaluation.seal.generator import generate_page
 
 SEED = 99
 ROUTE, MODEL = "/v1/seal", "seal"

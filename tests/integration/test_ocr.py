@@ -11,8 +11,8 @@ import httpx
 import pytest
 from PIL import Image, ImageDraw
 
+from evaluation.text import cer, page_text
 from gateway.local_triton import LocalTriton
-from tests.support.cer import cer, page_text
 from tests.support.text_corpus import font_paths, load_font, render_line, render_page
 
 pytestmark = pytest.mark.integration

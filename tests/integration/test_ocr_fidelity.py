@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.support.cer import CerTally, page_text
+from evaluation.text import CerTally, page_text
 from tests.support.text_corpus import Sample, generate_corpus
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]

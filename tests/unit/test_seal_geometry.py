@@ -30,7 +30,7 @@ from imgproc.seal import (
 from imgproc.seal.shapes import SealRegion, rotation
 from PIL import Image, ImageDraw
 
-from tests.support.seal_render import CJK_FONTS, available_fonts, truetype
+from evaluation.seal.generator.render import CJK_FONTS, available_fonts, truetype
 
 RED = (220, 30, 40)  # RGB
 WHITE = (255, 255, 255)
@@ -226,8 +226,9 @@ def test_star_bottom_finds_the_star_of_an_upright_interior() -> None:
 def test_a_seal_touching_a_red_letterhead_title_is_found() -> None:
     """Dev seed 8000, page 11: the seal's top touches the red title, and the first closing
     merges the two into one blob that no shape fits; the narrower pass finds the seal."""
-    from tests.support.seal_data import MATCH_IOU, box_iou
-    from tests.support.seal_generator import generate_page
+    from evaluation.seal.dataset import box_iou
+    from evaluation.seal.generator import generate_page
+    from evaluation.seal.scoring import MATCH_IOU
 
     rng = np.random.default_rng(8000)
     for _ in range(11):
@@ -241,7 +242,7 @@ def test_a_seal_touching_a_red_letterhead_title_is_found() -> None:
 
 @needs_fonts
 def test_generated_seal_reads_upright_from_its_top() -> None:
-    from tests.support.seal_generator import generate_page
+    from evaluation.seal.generator import generate_page
 
     truth_page = generate_page(np.random.default_rng(7), 1, size=(900, 700), shape="round")
     (truth,) = truth_page.seals

@@ -7,7 +7,7 @@ import io
 import pytest
 from PIL import Image
 
-from tests.support.cer import CerTally, cer, levenshtein, normalize, page_text
+from evaluation.text import CerTally, cer, levenshtein, normalize, page_text
 from tests.support.text_corpus import KINDS, LANGUAGES, VARIANTS, generate_corpus
 
 

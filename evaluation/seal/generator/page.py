@@ -20,8 +20,8 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw
 
-from tests.support import seal_vocab as vocab
-from tests.support.seal_render import (
+from . import vocab
+from .render import (
     CJK_FONTS,
     DIGIT_FONTS,
     SealSpec,
@@ -30,7 +30,7 @@ from tests.support.seal_render import (
     render_seal,
     truetype,
 )
-from tests.support.seal_texture import apply_ink, ink_colour, ink_density
+from .texture import apply_ink, ink_colour, ink_density
 
 SHAPE_WEIGHTS = {"round": 0.5, "oval": 0.35, "rect": 0.15}
 PAGE_WIDTH_RANGE = (1000, 1500)

@@ -5,7 +5,7 @@ The seal model passes its configured recogniser (by default `most_confident` ove
 `pymodel.read_lines` (text_detection / text_direction / text_recognition, through BLS) and
 the word-list correction (`imgproc.text.lexicon.correct`) to `imgproc.seal.reading.read_seal`.
 This module composes the same `imgproc.text` functions over the provisioned `model.onnx`
-files, so `seal_eval` measures exactly the serving decisions without starting Triton: all
+files, so `python -m evaluation.seal` measures exactly the serving decisions without starting Triton: all
 rim candidates of a seal are recognised as one batch (one padded tensor, as one BLS call),
 and inner crops go through detection, reading order, direction and recognition.
 """
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
-from imgproc.imaging import three_channels
-from imgproc.seal import SealCrops
+from imgproc.imaging import decode_rgb, three_channels
+from imgproc.seal import SealCrops, prepare_seals
 from imgproc.seal.reading import (
     LEXICON_WEIGHT,
     RIM_ALTERNATIVES,
@@ -43,7 +43,8 @@ from imgproc.text import (
 from imgproc.text.charset import load_charset
 from imgproc.text.lexicon import LEXICON_FILE, correct, load_lexicon
 
-from tests.support.ocr_inprocess import MODEL_FILE, InProcessOcr, onnx_session, run_session
+from evaluation.ocr import MODEL_FILE, InProcessOcr, onnx_session, run_session
+from evaluation.seal.scoring import FoundSeal
 
 MODEL_REPOSITORY = Path("triton_repo/models")
 Line = tuple[str, float]
@@ -97,3 +98,14 @@ class InProcessSeal:
     def read(self, crops: SealCrops) -> SealReading:
         """What the seal BLS answers for one seal."""
         return read_seal(crops, self.recognise_strips, self.read_lines, correct=self.correct)
+
+    def read_page(self, image: bytes) -> list[FoundSeal]:
+        """What /v1/seal answers for a page."""
+        return [_found(self.read(crops)) for crops in prepare_seals(decode_rgb(image))]
+
+
+def _found(reading: SealReading) -> FoundSeal:
+    inner = tuple(text for text, _ in reading.inner)
+    return FoundSeal(
+        reading.crops.region.box, reading.crops.region.shape, reading.rim_text, inner, tuple(reading.codes)
+    )

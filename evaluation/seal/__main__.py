@@ -1,0 +1,88 @@
+"""EVALUATION HARNESS: the seal BLS's own functions, in-process, on real and generated pages.
+
+Run from the project root once the weights are provisioned (`make setup`):
+
+    .venv/bin/python -m evaluation.seal                 # seals-dev tuning part + generated
+    .venv/bin/python -m evaluation.seal --heldout       # ...and the held-out part, to report
+
+It reads each page as the seal BLS does, through the same functions with the models run by
+ONNX Runtime in this process (`inprocess`); only Triton itself is left out. Scores come
+from `scoring`, the scorer the integration tests use on the real service's answers. Tune on
+the tuning part and on generated seeds; the held-out part is for reporting.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Iterable, Iterator
+
+from evaluation.seal.dataset import (
+    HELDOUT,
+    TUNING,
+    TruthPage,
+    generated_pages,
+    seals_dev_pages,
+    without_seals,
+)
+from evaluation.seal.inprocess import InProcessSeal
+from evaluation.seal.scoring import ELLIPTIC, PageResult, score_page, summarize
+
+RECT = frozenset({"rect"})
+
+
+def _say(line: str) -> None:
+    print(line)  # noqa: T201 - this is a command-line report
+
+
+def _with_blanked(pages: Iterable[TruthPage]) -> Iterator[TruthPage]:
+    """Each real page, then the same page without its seals when it leaves one."""
+    for page in pages:
+        yield page
+        if page.group == "real" and (blank := without_seals(page)) is not None:
+            yield blank
+
+
+def _run(seal: InProcessSeal, pages: Iterable[TruthPage]) -> tuple[list[PageResult], float]:
+    started, results = time.perf_counter(), []
+    for page in pages:
+        results.append(score_page(page, seal.read_page(page.image)))
+    return results, time.perf_counter() - started
+
+
+def _report(title: str, results: list[PageResult], seconds: float, verbose: bool) -> None:
+    elliptic, rect = summarize(results, ELLIPTIC), summarize(results, RECT)
+    _say(f"{title} ({seconds:.0f} s)")
+    _say(f"  round and oval: {elliptic.line()}")
+    if rect.rims:
+        _say(f"  rect: rim exact {rect.exact}/{rect.rims}, CER {rect.cer:.3f}")
+    for miss in elliptic.misses if verbose else []:
+        _say(f"    {miss}")
+    for result in results if verbose else []:
+        for false in result.false_seals:
+            _say(f"    false seal on {result.page.name}: {false.shape} {false.box} {false.rim_text}")
+
+
+def main() -> None:
+    """Command line: score the in-process pipeline and print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=3000, help="generated pages' seed")
+    parser.add_argument("--seal-pages", type=int, default=40)
+    parser.add_argument("--empty-pages", type=int, default=10)
+    parser.add_argument("--heldout", action="store_true", help="also report the held-out part")
+    parser.add_argument("--only", nargs="*", help="seals-dev files to run (tuning part only)")
+    parser.add_argument("--threads", type=int, default=1, help="ONNX Runtime intra-op threads")
+    parser.add_argument("-v", "--verbose", action="store_true", help="list every miss")
+    args = parser.parse_args()
+    seal = InProcessSeal(threads=args.threads)
+    tuning = (p for p in seals_dev_pages(frozenset({TUNING})) if not args.only or p.name in args.only)
+    _report("seals-dev tuning", *_run(seal, _with_blanked(tuning)), args.verbose)
+    if args.heldout:
+        _report("seals-dev HELD-OUT", *_run(seal, _with_blanked(seals_dev_pages(frozenset({HELDOUT})))), True)
+    if args.seal_pages + args.empty_pages:
+        generated = generated_pages(args.seed, args.seal_pages, args.empty_pages)
+        _report(f"generated seed {args.seed}", *_run(seal, generated), args.verbose)
+
+
+if __name__ == "__main__":
+    main()
