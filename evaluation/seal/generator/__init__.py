@@ -1,5 +1,5 @@
 """Deterministic synthetic pages with red seals, and their ground truth (see `page`)."""
 
-from .page import Page, SealTruth, generate_page, random_spec
+from .page import STYLE_NAMES, Page, SealTruth, generate_page, random_spec
 
-__all__ = ["Page", "SealTruth", "generate_page", "random_spec"]
+__all__ = ["STYLE_NAMES", "Page", "SealTruth", "generate_page", "random_spec"]

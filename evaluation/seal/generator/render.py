@@ -1,12 +1,15 @@
 """Drawing one synthetic seal as an ink-density image, in the seal's own upright frame.
 
-A seal is a thick border (ellipse or rectangle), rim text along the border (character tops
-outward, reading clockwise, centred on the top), optionally a 13-digit code along the bottom
-arc (tops inward, reading left to right), a five-pointed star, a tax-ID line and a purpose
-line such as 合同专用章. Glyphs are rendered with Pillow from the Noto CJK and WenQuanYi fonts
-and placed with one affine warp each; positions along an oval follow arc length so the
-spacing is even. The geometry is written independently of `imgproc.seal` on purpose: the
-generator is the ground truth the seal functions are measured against.
+A seal is a thick border (ellipse or rectangle; a thin second ring inside it for the
+监制章), rim text along the border (character tops outward, reading clockwise, centred on the
+top), optionally a 13-digit code or a text such as 国家税务总局监制 along the bottom arc
+(tops inward, reading left to right), a five-pointed star, and straight lines: by default a
+tax-ID line and a purpose line such as 合同专用章, or a design's own `lines` (the invoice
+seal's tax ID through the centre, a spaced-out province). Glyphs are rendered with Pillow
+from the Noto CJK and WenQuanYi fonts and placed with one affine warp each; positions along
+an oval follow arc length so the spacing is even. The geometry is written independently of
+`imgproc.seal` on purpose: the generator is the ground truth the seal functions are measured
+against.
 """
 
 from __future__ import annotations
@@ -14,12 +17,14 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 FontRef = tuple[str, int]
+FontLayout = tuple[FontRef, float, float, float]  # font, size, advance (in sizes), horizontal squeeze
 CJK_FONTS: tuple[FontRef, ...] = (
     ("/usr/share/fonts/opentype/noto/NotoSerifCJK-Bold.ttc", 2),
     ("/usr/share/fonts/opentype/noto/NotoSerifCJK-Regular.ttc", 2),
@@ -38,11 +43,24 @@ SAMPLES_PER_CURVE = 4096
 STAR_INNER_RATIO = 0.382  # inner/outer radius of a regular five-pointed star
 STAR_POINTS = 5
 CODE_ADVANCE = 0.8  # digit pitch along the arc, in font sizes
+CODE_SQUEEZE = 0.85  # code digits are set narrow, as engravers do to fit 13 of them
+BOTTOM_TEXT_ADVANCE = 1.25  # CJK pitch along the bottom arc, in squeezed font sizes (loosely set)
+INNER_RING_GAP = 0.8  # space between the two rings of a double-ringed seal, in outer-ring widths
+TOP, BOTTOM = 0.75, 0.25  # the top and the bottom of a seal, as perimeter fractions from +x clockwise
 
 
 def available_fonts(fonts: tuple[FontRef, ...]) -> tuple[FontRef, ...]:
     """The fonts of a list that are installed."""
     return tuple(font for font in fonts if Path(font[0]).is_file())
+
+
+class Line(NamedTuple):
+    """A straight line of text inside a seal: its centre's y offset, font size and widest extent."""
+
+    text: str
+    y: float
+    size: float
+    width: float
 
 
 @dataclass(frozen=True)
@@ -63,6 +81,14 @@ class SealSpec:
     squeeze: float  # horizontal scale of rim glyphs (real seals use narrow type)
     span_fraction: float  # share of the perimeter the rim text covers
     code_size: float
+    inner_ring: float = 0.0  # thickness of a thin second ring inside the border; 0 for none
+    bottom_text: str = ""  # text along the bottom arc, tops inward, read left to right
+    lines: tuple[Line, ...] = ()  # drawn instead of the default layout of `inner_texts`
+
+    @property
+    def border(self) -> float:
+        """Width of the ring or rings, from the outer edge to where the text may start."""
+        return self.ring + (self.inner_ring + INNER_RING_GAP * self.ring if self.inner_ring else 0.0)
 
 
 @functools.lru_cache(maxsize=256)
@@ -121,29 +147,40 @@ def perimeter(axes: tuple[float, float], inset: float) -> float:
 
 
 def _draw_rim(canvas: np.ndarray, origin: np.ndarray, spec: SealSpec) -> None:
-    inset = spec.ring + spec.rim_gap + spec.rim_size / 2.0
+    inset = spec.border + spec.rim_gap + spec.rim_size / 2.0
     count = len(spec.rim_text)
     step = spec.span_fraction / max(count - 1, 1) if count > 1 else 0.0
-    top = 0.75  # the top of the seal, as a perimeter fraction from +x clockwise
-    fractions = top + (np.arange(count) - (count - 1) / 2.0) * step
+    fractions = TOP + (np.arange(count) - (count - 1) / 2.0) * step
     points, normals = along_ellipse(spec.axes, inset, fractions)
     for char, point, normal in zip(spec.rim_text, points, normals, strict=True):
         tile = glyph(char, spec.font, round(spec.rim_size))
         stamp(canvas, tile, origin + point, normal, (spec.squeeze, 1.0))
 
 
-def _draw_code(canvas: np.ndarray, origin: np.ndarray, spec: SealSpec) -> None:
-    if not spec.code:
-        return
-    inset = spec.ring + spec.rim_gap * 0.5 + spec.code_size / 2.0
-    step = spec.code_size * CODE_ADVANCE / perimeter(spec.axes, inset)
-    count = len(spec.code)
-    fractions = 0.25 + ((count - 1) / 2.0 - np.arange(count)) * step  # bottom, left to right
+def _bottom_arc(
+    canvas: np.ndarray, origin: np.ndarray, spec: SealSpec, text: str, inset: float, layout: FontLayout
+) -> None:
+    """`text` along the bottom arc, tops inward, read left to right, centred on the bottom."""
+    font, size, advance, squeeze = layout
+    step = size * advance / perimeter(spec.axes, inset)
+    count = len(text)
+    fractions = BOTTOM + ((count - 1) / 2.0 - np.arange(count)) * step
     points, normals = along_ellipse(spec.axes, inset, fractions)
-    for char, point, normal in zip(spec.code, points, normals, strict=True):
-        stamp(
-            canvas, glyph(char, spec.digit_font, round(spec.code_size)), origin + point, -normal, (0.85, 1.0)
-        )
+    for char, point, normal in zip(text, points, normals, strict=True):
+        stamp(canvas, glyph(char, font, round(size)), origin + point, -normal, (squeeze, 1.0))
+
+
+def _draw_bottom(canvas: np.ndarray, origin: np.ndarray, spec: SealSpec) -> None:
+    """The seal code (digits) or a bottom text (CJK) along the bottom arc."""
+    if spec.code:
+        inset = spec.border + spec.rim_gap * 0.5 + spec.code_size / 2.0
+        code_font = (spec.digit_font, spec.code_size, CODE_ADVANCE, CODE_SQUEEZE)
+        _bottom_arc(canvas, origin, spec, spec.code, inset, code_font)
+    if spec.bottom_text:
+        inset = spec.border + spec.rim_gap + spec.rim_size / 2.0
+        advance = BOTTOM_TEXT_ADVANCE * spec.squeeze
+        text_font = (spec.font, spec.rim_size, advance, spec.squeeze)
+        _bottom_arc(canvas, origin, spec, spec.bottom_text, inset, text_font)
 
 
 def _star(canvas: np.ndarray, center: np.ndarray, radius: float) -> None:
@@ -162,8 +199,8 @@ def _line(
     stamp(canvas, tile, center, np.array([0.0, -1.0]), (squeeze, 1.0))
 
 
-def _inner_layout(spec: SealSpec) -> list[tuple[str, float, float]]:
-    """(text, y offset, font size) of the horizontal lines, relative to the short axis."""
+def _inner_layout(spec: SealSpec) -> list[Line]:
+    """The default horizontal lines of `inner_texts`, kept inside the rim band."""
     b = spec.axes[1]
     texts = list(spec.inner_texts)
     if not texts:
@@ -174,18 +211,19 @@ def _inner_layout(spec: SealSpec) -> list[tuple[str, float, float]]:
     else:
         offsets = [0.3 * b] if len(texts) == 1 else [0.0, 0.38 * b]
         sizes = [0.22 * b] if len(texts) == 1 else [0.16 * b, 0.2 * b]
-    return list(zip(texts, offsets[-len(texts) :], sizes[-len(texts) :], strict=True))
+    band = spec.border + spec.rim_gap + spec.rim_size * 1.1
+    lines = []
+    for text, offset, size in zip(texts, offsets[-len(texts) :], sizes[-len(texts) :], strict=True):
+        edge = min(1.0, (abs(offset) + size / 2.0) / (b - band))
+        lines.append(Line(text, offset, size, 1.9 * np.sqrt(1.0 - edge**2) * (spec.axes[0] - band)))
+    return lines
 
 
 def _draw_inner(canvas: np.ndarray, origin: np.ndarray, spec: SealSpec) -> None:
-    """Horizontal lines kept inside the rim band, and the star."""
-    band = spec.ring + spec.rim_gap + spec.rim_size * 1.1
-    inner_a, inner_b = spec.axes[0] - band, spec.axes[1] - band
-    for text, offset, size in _inner_layout(spec):
-        edge = min(1.0, (abs(offset) + size / 2.0) / inner_b)
-        half = np.sqrt(1.0 - edge**2) * inner_a
-        font = spec.digit_font if text.isascii() else spec.font
-        _line(canvas, origin + np.array([0.0, offset]), text, font, size, 1.9 * half)
+    """Horizontal lines, and the star."""
+    for line in spec.lines or _inner_layout(spec):
+        font = spec.digit_font if line.text.isascii() else spec.font
+        _line(canvas, origin + np.array([0.0, line.y]), line.text, font, line.size, line.width)
     if spec.star:
         two_lines = len(spec.inner_texts) > 1
         radius = (0.22 if two_lines else 0.3) * spec.axes[1]
@@ -218,7 +256,11 @@ def render_seal(spec: SealSpec) -> np.ndarray:
         return canvas.astype(np.float32) / INK
     full = (round(2 * (a - spec.ring / 2)), round(2 * (b - spec.ring / 2)))
     cv2.ellipse(canvas, (tuple(origin), full, 0.0), INK, max(1, round(spec.ring)), cv2.LINE_AA)
+    if spec.inner_ring:
+        inset = 2.0 * (spec.border - spec.inner_ring / 2.0)
+        inner = (round(2 * a - inset), round(2 * b - inset))
+        cv2.ellipse(canvas, (tuple(origin), inner, 0.0), INK, max(1, round(spec.inner_ring)), cv2.LINE_AA)
     _draw_rim(canvas, origin, spec)
-    _draw_code(canvas, origin, spec)
+    _draw_bottom(canvas, origin, spec)
     _draw_inner(canvas, origin, spec)
     return canvas.astype(np.float32) / INK

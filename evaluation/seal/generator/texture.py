@@ -3,10 +3,14 @@
 A real impression is never a flat colour: the pressure falls off across the stamp, the pad
 leaves blotches, small spots get no ink at all, and some impressions are faint. The page is
 multiplied by the ink colour in proportion to the density, so black print under the seal
-stays black and the paper colour shows through thin ink.
+stays black and the paper colour shows through thin ink. A seal printed with a form (the
+监制章) is even and slightly soft; an e-seal on a rendered e-invoice is solid, with sharp
+edges (`Finish`).
 """
 
 from __future__ import annotations
+
+from enum import Enum
 
 import cv2
 import numpy as np
@@ -27,12 +31,29 @@ BLOTCH_DEPTH = (0.05, 0.4)
 GRADIENT_DEPTH = (0.0, 0.4)
 SPECKLE_CELL_PX = 2.5
 SPECKLE_FRACTION = (0.02, 0.15)
+DIGITAL_PALETTE = ((225, 255), (0, 35), (0, 35))  # e-seals are drawn in a saturated pure red
+PRINTED_INTENSITY = (0.9, 1.0)  # a press lays ink evenly, a little lighter or darker per run
+PRINTED_BLOTCH = (0.0, 0.12)
+PRINTED_SOFTNESS = 0.7  # px: offset print is slightly soft, but has no missing-ink speckle
+
+
+class Finish(Enum):
+    """How the ink of a seal reached the page."""
+
+    STAMPED = "stamped"  # a wet-ink impression: uneven pressure, speckle, sometimes faint
+    PRINTED = "printed"  # printed with the form (the 监制章): even and slightly soft
+    DIGITAL = "digital"  # an e-seal image on a rendered document: solid, sharp edges
 
 
 def ink_colour(rng: np.random.Generator) -> np.ndarray:
     """An RGB seal ink colour."""
     ranges = INK_PALETTE[int(rng.integers(len(INK_PALETTE)))]
     return np.array([rng.uniform(low, high) for low, high in ranges])
+
+
+def digital_colour(rng: np.random.Generator) -> np.ndarray:
+    """The RGB red of an e-seal."""
+    return np.array([rng.uniform(low, high) for low, high in DIGITAL_PALETTE])
 
 
 def _smooth_noise(rng: np.random.Generator, shape: tuple[int, int], cells: int) -> np.ndarray:
@@ -81,3 +102,18 @@ def apply_ink(page: np.ndarray, density: np.ndarray, centre: np.ndarray, colour:
     d = density[py0 - y0 : py1 - y0, px0 - x0 : px1 - x0, None]
     region = page[py0:py1, px0:px1].astype(np.float32)
     page[py0:py1, px0:px1] = (region * (1.0 - d + d * colour / 255.0)).clip(0, 255).astype(np.uint8)
+
+
+def _printed(rng: np.random.Generator, shape_density: np.ndarray) -> np.ndarray:
+    blotch = 1.0 - rng.uniform(*PRINTED_BLOTCH) * _smooth_noise(rng, shape_density.shape, BLOTCH_GRID)
+    density = shape_density * blotch * rng.uniform(*PRINTED_INTENSITY)
+    return cv2.GaussianBlur(density, (0, 0), PRINTED_SOFTNESS)
+
+
+def finished(rng: np.random.Generator, finish: Finish, shape_density: np.ndarray) -> tuple[np.ndarray, bool]:
+    """The ink density a seal drawing leaves with `finish`, and whether it is faint."""
+    if finish is Finish.STAMPED:
+        return ink_density(rng, shape_density)
+    if finish is Finish.PRINTED:
+        return _printed(rng, shape_density), False
+    return shape_density, False
