@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 WHITE = 255
+HUE_MAX = 179  # OpenCV's 8-bit hue runs 0-179
 
 
 @dataclass(frozen=True)
@@ -61,21 +62,18 @@ def to_hsv(rgb: np.ndarray) -> np.ndarray:
 
 def red_mask_hsv(hsv: np.ndarray, thresholds: RedInkThresholds = DEFAULT_INK) -> np.ndarray:
     """Boolean HxW mask of red-ink pixels in an OpenCV HSV image."""
-    hue, sat, val = hsv[..., 0], hsv[..., 1], hsv[..., 2]
-    bright = val >= thresholds.min_value
-    magenta = hue >= thresholds.magenta_hue_min
-    red = hue <= thresholds.red_hue_max
-    vermilion = (hue > thresholds.red_hue_max) & (hue <= thresholds.vermilion_hue_max)
-    floor = np.select(
-        [magenta, red, vermilion],
-        [
-            thresholds.magenta_min_saturation,
-            thresholds.red_min_saturation,
-            thresholds.vermilion_min_saturation,
-        ],
-        default=np.iinfo(np.uint8).max + 1,
+    hsv = np.ascontiguousarray(hsv)
+    bands = (  # (lowest hue, highest hue, saturation floor), each taken from `min_value` up
+        (thresholds.magenta_hue_min, HUE_MAX, thresholds.magenta_min_saturation),
+        (0, thresholds.red_hue_max, thresholds.red_min_saturation),
+        (thresholds.red_hue_max + 1, thresholds.vermilion_hue_max, thresholds.vermilion_min_saturation),
     )
-    return bright & (sat >= floor)
+    mask = np.zeros(hsv.shape[:2], np.uint8)
+    for low, high, floor in bands:
+        if low <= high:
+            band = cv2.inRange(hsv, (low, floor, thresholds.min_value), (high, WHITE, WHITE))
+            mask = cv2.bitwise_or(mask, band)
+    return mask > 0
 
 
 def red_mask(rgb: np.ndarray, thresholds: RedInkThresholds = DEFAULT_INK) -> np.ndarray:

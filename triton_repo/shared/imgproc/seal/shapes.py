@@ -57,18 +57,21 @@ def ellipse_offset_points(
 
 
 def rect_outline_points(
-    center: tuple[float, float], axes: tuple[float, float], angle_deg: float, count: int, inset: float
+    center: tuple[float, float],
+    axes: tuple[float, float],
+    angle_deg: float,
+    count: int,
+    inset: float | np.ndarray,
 ) -> np.ndarray:
-    """`count` image points evenly spread along a rectangle outline moved `inset` px inwards."""
-    half_w, half_h = max(axes[0] - inset, 0.0), max(axes[1] - inset, 0.0)
-    corners = np.array([[-half_w, -half_h], [half_w, -half_h], [half_w, half_h], [-half_w, half_h]])
-    edges = np.diff(np.vstack([corners, corners[:1]]), axis=0)
-    lengths = np.linalg.norm(edges, axis=1)
-    positions = np.linspace(0.0, lengths.sum(), count, endpoint=False)
-    edge = np.minimum(np.searchsorted(np.cumsum(lengths), positions, side="right"), 3)
-    offset = positions - np.concatenate([[0.0], np.cumsum(lengths)])[edge]
-    unit = edges[edge] / np.maximum(lengths[edge], 1e-9)[:, None]
-    local = corners[edge] + unit * offset[:, None]
+    """`count` image points evenly spread clockwise from the top-left corner along a rectangle
+    outline moved `inset` px inwards; shape (count, 2), or (len(inset), count, 2) for an array."""
+    depth = np.asarray(inset, dtype=float)
+    w, h = np.maximum(axes[0] - depth, 0.0)[..., None], np.maximum(axes[1] - depth, 0.0)[..., None]
+    s = np.linspace(0.0, 1.0, count, endpoint=False) * (4.0 * (w + h))  # arc length from the corner
+    top, right, bottom = s < 2.0 * w, s < 2.0 * w + 2.0 * h, s < 4.0 * w + 2.0 * h
+    x = np.where(top, s - w, np.where(right, w, np.where(bottom, 3.0 * w + 2.0 * h - s, -w)))
+    y = np.where(top, -h, np.where(right, s - 2.0 * w - h, np.where(bottom, h, 4.0 * w + 3.0 * h - s)))
+    local = np.stack([x, y], axis=-1)
     return local @ rotation(angle_deg).T + np.asarray(center)
 
 

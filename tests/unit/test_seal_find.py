@@ -1,0 +1,178 @@
+"""Seal finding (imgproc.seal.find and the modules it uses) on drawn pages of the hard kinds:
+colour casts, print rules through seals, titles over them, close-ups, grey photocopies."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+from imgproc.seal.balance import BalanceParams, paper_colour, white_balanced
+from imgproc.seal.find import find_seals
+from imgproc.seal.fit import FitParams, ransac_ellipse
+from imgproc.seal.grey import is_grey
+from imgproc.seal.ink import to_hsv
+from imgproc.seal.page_ink import print_fringes
+from imgproc.seal.params import DEFAULT_FIND
+from imgproc.seal.rules import rule_pixels
+from imgproc.seal.shapes import rect_outline_points
+
+RED = (220, 30, 40)  # RGB
+BROWN = (190, 80, 60)  # invoice print
+WHITE = (255, 255, 255)
+BLACK = (20, 20, 20)
+RING = 6
+
+
+def page(width: int, height: int, colour: tuple[int, int, int] = WHITE) -> np.ndarray:
+    return np.full((height, width, 3), colour, np.uint8)
+
+
+def stamp(
+    image: np.ndarray,
+    centre: tuple[int, int],
+    axes: tuple[int, int],
+    colour: tuple[int, int, int] = RED,
+    ring: int = RING,
+) -> None:
+    """A seal-like drawing: a ring and radial bars where the rim text would be."""
+    cv2.ellipse(image, centre, axes, 0, 0, 360, colour, ring)
+    for t in np.linspace(0, 2 * np.pi, 20, endpoint=False):
+        unit = np.array([axes[0] * np.cos(t), axes[1] * np.sin(t)])
+        inner, outer = np.array(centre) + 0.65 * unit, np.array(centre) + 0.82 * unit
+        cv2.line(image, tuple(int(v) for v in inner), tuple(int(v) for v in outer), colour, 4)
+
+
+def centres(image: np.ndarray) -> list[tuple[int, int]]:
+    return sorted((round(s.center[0]), round(s.center[1])) for s in find_seals(image))
+
+
+def test_white_balance_makes_tinted_paper_white_and_leaves_white_paper_alone() -> None:
+    tinted = page(200, 100, (180, 200, 230))
+    assert paper_colour(tinted) == pytest.approx([180, 200, 230], abs=1)
+    assert white_balanced(tinted)[50, 100] == pytest.approx([255, 255, 255], abs=1)
+    white = page(200, 100)
+    assert white_balanced(white) is white
+
+
+def test_a_pale_seal_on_a_cold_photo_is_found_once_the_paper_is_white() -> None:
+    image = page(700, 600)
+    stamp(image, (350, 300), (150, 150), colour=(255, 190, 205))
+    cast = (image.astype(np.float32) * np.array([0.75, 0.85, 1.0])).astype(np.uint8)
+    assert centres(cast) == [pytest.approx((350, 300), abs=4)]
+    unbalanced = replace(DEFAULT_FIND, balance=BalanceParams(max_gain=1.0))
+    assert find_seals(cast, params=unbalanced) == []  # the ink is bluish until the paper is white
+
+
+def invoice_table(image: np.ndarray, rows: list[int], left: int, right: int) -> None:
+    for y in rows:
+        cv2.line(image, (left, y), (right, y), BROWN, 2)
+    for x in (left, right, (left + right) // 2):
+        cv2.line(image, (x, rows[0]), (x, rows[-1]), BROWN, 2)
+
+
+def test_a_seal_stamped_across_the_rules_of_an_invoice_table_is_found() -> None:
+    image = page(1400, 900)
+    invoice_table(image, [100, 300, 520, 700, 850], 60, 1340)
+    stamp(image, (1000, 560), (150, 110))  # crosses two rules and the middle column's
+    assert centres(image) == [pytest.approx((1000, 560), abs=5)]
+    no_cut = replace(DEFAULT_FIND, cut_rules=False, robust=False)
+    assert find_seals(image, params=no_cut) == []  # one blob with the table otherwise
+
+
+def test_rules_are_found_but_not_the_flat_side_of_a_big_ring() -> None:
+    mask = np.zeros((800, 1200), bool)
+    mask[400:403, 50:1150] = True  # a rule
+    ring = np.zeros((800, 1200), np.uint8)
+    cv2.ellipse(ring, (600, 400), (560, 380), 0, 0, 360, 1, 8)  # a close-up's ring
+    rules = rule_pixels(mask | (ring > 0))
+    assert rules[401, 100:1100].all()
+    rules[390:410] = False  # where the rule meets the ring, the ring is cut with it
+    assert not (rules & (ring > 0)).any()
+
+
+def test_a_large_rectangle_whole_inside_the_page_is_a_form_not_a_seal() -> None:
+    image = page(1400, 1000)
+    cv2.rectangle(image, (80, 200), (1320, 800), BROWN, 3)
+    for y in (300, 400, 500, 600, 700):
+        cv2.putText(image, "Name  Tax number  Amount", (120, y), cv2.FONT_HERSHEY_SIMPLEX, 1.0, BROWN, 2)
+    assert find_seals(image) == []
+
+
+def test_a_seal_under_a_big_red_title_is_found() -> None:
+    image = page(1400, 1000)
+    stamp(image, (700, 200), (170, 110))
+    for x in range(430, 980, 70):  # bold title characters across the seal's upper half
+        cv2.rectangle(image, (x, 130), (x + 50, 190), BROWN, -1)
+    assert centres(image) == [pytest.approx((700, 200), abs=6)]
+
+
+def test_a_close_up_of_a_seal_cut_on_every_side_is_found() -> None:
+    image = page(600, 600)
+    stamp(image, (300, 300), (320, 320), ring=10)  # about half the ring is in the image
+    (seal,) = find_seals(image)
+    assert seal.cut
+    assert seal.center == pytest.approx((300, 300), abs=6)
+    assert seal.axes[0] == pytest.approx(325, abs=8)
+
+
+def test_a_seal_on_a_page_photographed_on_a_brown_table_is_found() -> None:
+    image = page(900, 900, (150, 95, 55))  # the table is in the red mask: one blob round the page
+    image[60:840, 80:820] = WHITE
+    stamp(image, (450, 500), (120, 120))
+    assert centres(image) == [pytest.approx((450, 500), abs=4)]
+
+
+def test_a_grey_photocopy_seal_is_found_and_black_print_is_not() -> None:
+    image = page(1200, 900)
+    stamp(image, (800, 450), (150, 150), colour=(120, 120, 120))
+    cv2.rectangle(image, (60, 80), (500, 800), BLACK, 2)  # a table...
+    for y in range(160, 800, 80):
+        cv2.line(image, (60, y), (500, y), BLACK, 2)
+        cv2.putText(image, "Item 12 pcs", (80, y - 25), cv2.FONT_HERSHEY_SIMPLEX, 1.0, BLACK, 2)
+    cv2.circle(image, (1050, 150), 60, BLACK, 5)  # ...and a printed circle with nothing inside
+    assert centres(image) == [pytest.approx((800, 450), abs=5)]
+    assert find_seals(image, params=replace(DEFAULT_FIND, grey_fallback=False)) == []
+
+
+def test_a_small_red_seal_on_a_black_and_white_page_is_still_found_in_red() -> None:
+    image = page(3000, 2200)
+    for y in range(100, 2100, 60):
+        cv2.putText(image, "Contract 2024-118 item 12", (80, y), cv2.FONT_HERSHEY_SIMPLEX, 1.5, BLACK, 3)
+    stamp(image, (2400, 1700), (110, 110), ring=4)  # too little red to tell the page from a copy
+    assert is_grey(to_hsv(image))
+    assert centres(image) == [pytest.approx((2400, 1700), abs=4)]
+
+
+def test_tinted_edges_of_black_print_are_fringes_and_saturated_ink_is_not() -> None:
+    image = page(200, 100)
+    image[40:60, 20:80] = BLACK
+    image[38:40, 20:80] = (150, 120, 120)  # a dull reddish edge
+    image[40:60, 120:180] = BLACK
+    image[38:40, 120:180] = RED  # seal ink touching the print
+    fringes = print_fringes(to_hsv(image))
+    assert fringes[38:40, 25:75].all()
+    assert not fringes[38:40, 125:175].any()
+
+
+def test_ransac_ellipse_follows_the_inked_ring_not_the_print_on_the_contour() -> None:
+    ink = np.zeros((400, 500), np.uint8)
+    cv2.ellipse(ink, (250, 220), (150, 100), 20, 0, 360, 1, 5)
+    t = np.linspace(0, 2 * np.pi, 200, endpoint=False)
+    theta = np.deg2rad(20)
+    ring = np.stack([150 * np.cos(t), 100 * np.sin(t)], axis=1) @ np.array(
+        [[np.cos(theta), np.sin(theta)], [-np.sin(theta), np.cos(theta)]]
+    )
+    points = np.vstack([ring[:120] + (250, 220), np.stack([np.linspace(400, 100, 80), np.full(80, 60)], 1)])
+    fit = ransac_ellipse(points.astype(np.float32), ink > 0, FitParams())
+    assert fit is not None
+    assert fit.center == pytest.approx((250, 220), abs=4)
+    assert fit.axes == pytest.approx((150, 100), abs=5)
+
+
+def test_rect_outline_points_for_several_insets_at_once_match_one_at_a_time() -> None:
+    together = rect_outline_points((100, 80), (60, 25), 15.0, 40, np.array([0.0, 3.0, 6.0]))
+    for index, inset in enumerate((0.0, 3.0, 6.0)):
+        alone = rect_outline_points((100, 80), (60, 25), 15.0, 40, inset)
+        assert together[index] == pytest.approx(alone)

@@ -1,0 +1,46 @@
+"""Grey photocopies: a seal that lost its colour is found as a dark ring instead of a red one.
+
+A photocopy or a grey scan of a stamped page has no red left; the seal is toner like the
+print around it. On a page with almost no saturated pixel, seals are therefore sought in the
+mask of everything darker than paper, and only as ellipses held to stricter checks than red
+ones (a ring inked almost all round, thin, with text inside but not solid): black print has
+rectangles everywhere (tables, boxes), so a grey rectangle is never taken for a seal, and a
+printed circle or a letter O must be a near-perfect thin ring with writing inside.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+
+@dataclass(frozen=True)
+class GreyParams:
+    """When a page counts as grey, what its toner mask is, and the stricter checks there."""
+
+    stride: int = 4  # every this many rows and columns are read to tell a grey page
+    coloured_saturation: int = 50  # a pixel this saturated (and not dark) has colour
+    coloured_min_value: int = 80
+    max_coloured: float = 0.001  # a page with a smaller share of coloured pixels is grey
+    max_value: int = 200  # on the white-balanced page, toner is darker than this (seals: 80-215)
+    min_coverage: float = 0.95  # share of the ring that must be inked (red seals: 0.9)
+    min_fill: float = 0.02  # the interior holds writing...
+    max_fill: float = 0.45  # ...but is not a blot of print
+    robust: bool = False  # no RANSAC ellipses through blobs of print: slow on a page of toner
+
+
+DEFAULT_GREY = GreyParams()
+
+
+def is_grey(hsv: np.ndarray, params: GreyParams = DEFAULT_GREY) -> bool:
+    """Whether an OpenCV HSV page has (almost) no colour: a photocopy or a grey scan."""
+    grid = np.ascontiguousarray(hsv[:: params.stride, :: params.stride])
+    coloured = cv2.inRange(grid, (0, params.coloured_saturation, params.coloured_min_value), (255, 255, 255))
+    return np.count_nonzero(coloured) < params.max_coloured * coloured.size
+
+
+def toner_mask(hsv: np.ndarray, params: GreyParams = DEFAULT_GREY) -> np.ndarray:
+    """Boolean mask of the pixels of a white-balanced HSV page darker than paper."""
+    return hsv[..., 2] < params.max_value
