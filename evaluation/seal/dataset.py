@@ -154,12 +154,15 @@ def generated_page(page: Page, name: str) -> TruthPage:
     return TruthPage(name, GENERATED, GENERATED, page.image_bytes, seals)
 
 
-def generated_pages(seed: int, seal_pages: int, empty_pages: int) -> Iterator[TruthPage]:
-    """`seal_pages` generated pages of 1-3 seals, then `empty_pages` without any."""
+def generated_pages(
+    seed: int, seal_pages: int, empty_pages: int, style: str | None = None
+) -> Iterator[TruthPage]:
+    """`seal_pages` generated pages of 1-3 seals, then `empty_pages` without any, of one page
+    style or (None) of the generator's mix."""
     rng = np.random.default_rng(seed)
     for index in range(seal_pages + empty_pages):
         n_seals = int(rng.integers(1, 4)) if index < seal_pages else 0
-        yield generated_page(generate_page(rng, n_seals), f"seed{seed}-page{index}")
+        yield generated_page(generate_page(rng, n_seals, style=style), f"seed{seed}-page{index}")
 
 
 def _grown(box: Box, width: int, height: int) -> Box:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from imgproc.text import Decoded
 from imgproc.text.edit import aligned_pairs
-from imgproc.text.lexicon import Lexicon, correct, load_lexicon
+from imgproc.text.lexicon import Lexicon, correct, load_lexicon, load_variants
 
 WORDS = Lexicon.of(["档案馆", "档案", "菜馆", "重庆", "有限公司", "公司", "晨光", "南宁"])
 
@@ -101,3 +101,13 @@ def test_aligned_pairs_line_up_kept_and_substituted_characters(
 ) -> None:
     assert aligned_pairs(a, b) == pairs
     assert aligned_pairs(tuple(a), tuple(b)) == pairs
+
+
+def test_a_traditional_character_is_simplified_only_where_that_forms_a_word(tmp_path: Path) -> None:
+    table = tmp_path / "simplified.txt"
+    table.write_text("# OpenCC table\n銷\t销\n售\t售\n門\t门\n", encoding="utf-8")
+    variants = load_variants(table)
+    assert variants == {"銷": "销", "售": "售", "門": "门"}
+    words = Lexicon.of(["销售", "有限公司"])
+    assert correct(read((("銷", 0.9),), (("售", 0.95),)), words, 3.0, variants).text == "销售"
+    assert correct(read((("門", 0.9),), (("市", 0.95),)), words, 3.0, variants).text == "門市"

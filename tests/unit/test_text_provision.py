@@ -94,8 +94,13 @@ def test_table_pins_every_distribution_and_file() -> None:
             ("text_direction", "model.onnx"),
         ],
         [("text_recognition_v5", "model.onnx"), ("text_recognition_v5", "charset.txt")],
-        [("text_recognition_v6", "model.onnx"), ("text_recognition_v6", "charset.txt")],
+        [
+            ("text_recognition_v6", "model.onnx"),
+            ("text_recognition_v6", "charset.txt"),
+            ("seal_text_detection", "model.onnx"),
+        ],
         [("seal", "lexicon.txt")],
+        [("seal", "simplified.txt")],
     ]
     for source in provision.DISTRIBUTIONS:
         assert "==" in source.requirement and len(source.sha256) == 64

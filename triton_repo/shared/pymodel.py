@@ -6,6 +6,7 @@ only inside the Python backend's stub process.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -54,6 +55,7 @@ class RecognitionModel:
 PPOCR_V4 = RecognitionModel("text_recognition", "softmax_11.tmp_0")
 PPOCR_V5 = RecognitionModel("text_recognition_v5", "fetch_name_0")
 PPOCR_V6 = RecognitionModel("text_recognition_v6", "fetch_name_0")
+RECOGNITION_MODELS = {model.name: model for model in (PPOCR_V4, PPOCR_V5, PPOCR_V6)}
 
 
 class PerRequestModel:
@@ -75,6 +77,24 @@ class PerRequestModel:
             return internal_error(f"{type(exc).__name__}: {exc}")
 
     def respond(self, request: Any) -> Any:
+        raise NotImplementedError
+
+
+class AsyncPerRequestModel:
+    """`PerRequestModel` for models whose work awaits other models (BLS `async_exec`): the
+    requests of a batch are answered concurrently, each by the coroutine `respond`."""
+
+    async def execute(self, requests: list[Any]) -> list[Any]:
+        return list(await asyncio.gather(*(self._guarded(request) for request in requests)))
+
+    async def _guarded(self, request: Any) -> Any:
+        try:
+            return await self.respond(request)
+        except Exception as exc:  # noqa: BLE001 - the contract: never fail the other requests
+            pb_utils.Logger.log_error(f"{type(self).__module__}: {type(exc).__name__}: {exc}")
+            return internal_error(f"{type(exc).__name__}: {exc}")
+
+    async def respond(self, request: Any) -> Any:
         raise NotImplementedError
 
 
@@ -116,17 +136,28 @@ class ModelCallError(RuntimeError):
     """A model called through BLS answered with an error."""
 
 
-def call_model(model_name: str, inputs: dict[str, np.ndarray], output: str) -> np.ndarray:
-    """Run another Triton model through BLS and return one output; raises ModelCallError."""
-    request = pb_utils.InferenceRequest(
+def _request(model_name: str, inputs: dict[str, np.ndarray], output: str) -> Any:
+    return pb_utils.InferenceRequest(
         model_name=model_name,
         requested_output_names=[output],
         inputs=[pb_utils.Tensor(name, value) for name, value in inputs.items()],
     )
-    result = request.exec()
-    if result.has_error():  # checked right after this exec(), on this response
+
+
+def _output(result: Any, model_name: str, output: str) -> np.ndarray:
+    if result.has_error():  # checked right after this call, on this response
         raise ModelCallError(f"{model_name}: {result.error().message()}")
     return pb_utils.get_output_tensor_by_name(result, output).as_numpy()
+
+
+def call_model(model_name: str, inputs: dict[str, np.ndarray], output: str) -> np.ndarray:
+    """Run another Triton model through BLS and return one output; raises ModelCallError."""
+    return _output(_request(model_name, inputs, output).exec(), model_name, output)
+
+
+async def call_model_async(model_name: str, inputs: dict[str, np.ndarray], output: str) -> np.ndarray:
+    """`call_model` without blocking: other calls of this model instance go on meanwhile."""
+    return _output(await _request(model_name, inputs, output).async_exec(), model_name, output)
 
 
 def upright(crops: list[np.ndarray]) -> list[np.ndarray]:
@@ -142,7 +173,7 @@ def recogniser_charset(args: dict[str, str], model: RecognitionModel = PPOCR_V4)
     return load_charset(model.onnx(args))
 
 
-def recognise_chars(
+async def recognise_chars(
     images: Sequence[np.ndarray],
     charset: Sequence[str],
     model: RecognitionModel = PPOCR_V4,
@@ -153,21 +184,25 @@ def recognise_chars(
     if not images:  # Triton rejects an empty batch
         return []
     batch = rec_preprocess([three_channels(image) for image in images])
-    probs = call_model(model.name, {RECOGNITION_INPUT: batch}, model.output)
+    probs = await call_model_async(model.name, {RECOGNITION_INPUT: batch}, model.output)
     return ctc_decode_chars(probs, charset, alternatives)
 
 
-def recognise(images: Sequence[np.ndarray], charset: Sequence[str]) -> list[tuple[str, float]]:
-    """Text and confidence of each line image (gray or BGR), in one BLS call; raises ModelCallError."""
-    return [(line.text, line.score) for line in recognise_chars(images, charset)]
-
-
-def read_lines(image: np.ndarray, charset: Sequence[str]) -> list[tuple[str, float]]:
+async def read_lines(image: np.ndarray, charset: Sequence[str]) -> list[tuple[str, float]]:
     """Detect, order, straighten and recognise the text lines of an image; raises ModelCallError."""
     working, _ = prepare_image(three_channels(image))
-    probabilities = call_model(DETECTION_MODEL, {DETECTION_INPUT: det_preprocess(working)}, DETECTION_OUTPUT)
+    tensor = det_preprocess(working)
+    probabilities = await call_model_async(DETECTION_MODEL, {DETECTION_INPUT: tensor}, DETECTION_OUTPUT)
     boxes, _ = db_postprocess(probabilities, working.shape[:2])
-    return recognise(upright([crop_quad(working, box) for box in boxes[sort_reading_order(boxes)]]), charset)
+    crops = [crop_quad(working, box) for box in boxes[sort_reading_order(boxes)]]
+    if not crops:
+        return []
+    scores = await call_model_async(
+        DIRECTION_MODEL, {DIRECTION_INPUT: cls_preprocess(crops)}, DIRECTION_OUTPUT
+    )
+    return [
+        (line.text, line.score) for line in await recognise_chars(apply_direction(crops, scores), charset)
+    ]
 
 
 def internal_error(message: str) -> Any:

@@ -1,37 +1,33 @@
-"""seal (BLS): page bytes -> every red seal with its rim text, inner lines and codes."""
+"""seal (BLS): page bytes -> every red seal with its rim text, inner lines and codes.
+
+A thin adapter: `imgproc.seal.pipeline.read_page` holds every decision; this file gives it
+the models it calls, through BLS `async_exec`, so that the calls of one request that do not
+wait on each other (the seals of a page, a rim re-read by several recognisers) and the
+requests of a batch overlap.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from imgproc.imaging import ImageError, decode_rgb
-from imgproc.seal.pipeline import prepare_seals
-from imgproc.seal.reading import (
-    LEXICON_WEIGHT,
-    RIM_ALTERNATIVES,
-    Correct,
-    Recognise,
-    SealReading,
-    most_confident,
-    read_seal,
-)
-from imgproc.text.lexicon import LEXICON_FILE, correct, load_lexicon
+from imgproc.seal.config import DEFAULT_CONFIG, SealConfig, with_overrides
+from imgproc.seal.pipeline import SealReading, read_page
+from imgproc.seal.repair import Line
+from imgproc.text import Decoded
+from imgproc.text.lexicon import corrector
 from pymodel import (
-    PPOCR_V4,
-    PPOCR_V5,
-    PPOCR_V6,
+    RECOGNITION_MODELS,
+    AsyncPerRequestModel,
     ModelCallError,
-    PerRequestModel,
-    RecognitionModel,
+    call_model_async,
     internal_error,
     invalid_argument,
     max_pixels,
     model_config,
-    parameter,
     read_lines,
     recognise_chars,
     recogniser_charset,
@@ -39,31 +35,34 @@ from pymodel import (
     response,
 )
 
-# Rim and code strips go to the configured entry: each strip is read by every model of it and
-# the surest reading is kept. Another recogniser (e.g. TrOCR served as its own Triton model)
-# is one more entry here.
-RECOGNISERS: dict[str, tuple[RecognitionModel, ...]] = {
-    "ppocr": (PPOCR_V4,),
-    "ppocr_v4_v5": (PPOCR_V4, PPOCR_V5),
-    "ppocr_v4_v5_v6": (PPOCR_V4, PPOCR_V5, PPOCR_V6),
-}
+SEAL_TEXT_MODEL = "seal_text_detection"
+SEAL_TEXT_INPUT = "x"
+SEAL_TEXT_OUTPUT = "fetch_name_0"
 
 
-def strip_recogniser(args: dict[str, str], models: Sequence[RecognitionModel]) -> Recognise:
-    """The surest reading of each strip over `models`, each called through BLS, with the
-    others' readings and each model's likeliest characters as alternatives."""
-    offered = RIM_ALTERNATIVES
-    readers = [
-        partial(recognise_chars, charset=recogniser_charset(args, model), model=model, alternatives=offered)
-        for model in models
-    ]
-    return most_confident(*readers)
+class TritonSealModels:
+    """`imgproc.seal.pipeline.SealModels` over BLS calls to the other Triton models."""
+
+    def __init__(self, args: dict[str, str], config: SealConfig) -> None:
+        names = (config.recognisers.first, *config.recognisers.others)
+        self._charsets = {name: recogniser_charset(args, RECOGNITION_MODELS[name]) for name in names}
+        self._lines_charset = recogniser_charset(args)
+
+    async def seal_text(self, tensor: np.ndarray) -> np.ndarray:
+        return await call_model_async(SEAL_TEXT_MODEL, {SEAL_TEXT_INPUT: tensor}, SEAL_TEXT_OUTPUT)
+
+    async def recognise(self, model: str, images: Sequence[np.ndarray], alternatives: int) -> list[Decoded]:
+        return await recognise_chars(images, self._charsets[model], RECOGNITION_MODELS[model], alternatives)
+
+    async def read_lines(self, image: np.ndarray) -> list[Line]:
+        return await read_lines(image, self._lines_charset)
 
 
-def rim_corrector(args: dict[str, str]) -> Correct:
-    """`correct` with the word list provisioned beside this model (loaded once, ~1.5 s)."""
-    lexicon = load_lexicon(Path(args["model_repository"]) / args["model_version"] / LEXICON_FILE)
-    return partial(correct, lexicon=lexicon, weight=LEXICON_WEIGHT)
+def seal_config(args: dict[str, str]) -> SealConfig:
+    """The default configuration with config.pbtxt's dotted-name parameters applied."""
+    parameters = model_config(args).get("parameters", {})
+    overrides = {key: str(value["string_value"]) for key, value in parameters.items() if "." in key}
+    return with_overrides(DEFAULT_CONFIG, overrides)
 
 
 def _strings(texts: Sequence[str]) -> np.ndarray:
@@ -74,8 +73,8 @@ def _tensors(readings: list[SealReading]) -> dict[str, np.ndarray]:
     inner = [(i, line) for i, reading in enumerate(readings) for line in reading.inner]
     codes = [(i, code) for i, reading in enumerate(readings) for code in reading.codes]
     return {
-        "BOXES": np.array([r.crops.region.box for r in readings], np.float32).reshape(-1, 4),
-        "SHAPES": _strings([r.crops.region.shape for r in readings]),
+        "BOXES": np.array([r.region.box for r in readings], np.float32).reshape(-1, 4),
+        "SHAPES": _strings([r.region.shape for r in readings]),
         "RIM_TEXTS": _strings([r.rim_text for r in readings]),
         "RIM_SCORES": np.array([r.rim_score for r in readings], np.float32),
         "INNER_TEXTS": _strings([text for _, (text, _) in inner]),
@@ -86,28 +85,23 @@ def _tensors(readings: list[SealReading]) -> dict[str, np.ndarray]:
     }
 
 
-class TritonPythonModel(PerRequestModel):
-    """Thin adapter: imgproc.seal finds and unwraps; the recognisers are called through BLS."""
+class TritonPythonModel(AsyncPerRequestModel):
+    """Thin adapter: imgproc.seal reads the page; the models are called through BLS."""
 
     def initialize(self, args: dict[str, str]) -> None:
-        config = model_config(args)
         self._max_pixels = max_pixels(args)
-        self._min_score = float(parameter(config, "min_line_score"))
-        self._recognise = strip_recogniser(args, RECOGNISERS[parameter(config, "recogniser")])
-        self._correct = rim_corrector(args)
-        # Inner lines need detection as well, which only the PP-OCR pair provides.
-        self._read_lines = partial(read_lines, charset=recogniser_charset(args))
+        self._config = seal_config(args)
+        self._models = TritonSealModels(args, self._config)
+        version = Path(args["model_repository"]) / args["model_version"]
+        self._correct = corrector(version, self._config.repair.lexicon_weight)
 
-    def respond(self, request: Any) -> Any:
+    async def respond(self, request: Any) -> Any:
         try:
             page = decode_rgb(request_bytes(request)[0], self._max_pixels)
         except ImageError as exc:
             return invalid_argument(str(exc))
         try:
-            readings = [
-                read_seal(crops, self._recognise, self._read_lines, self._min_score, self._correct)
-                for crops in prepare_seals(page)
-            ]
+            readings = await read_page(page, self._models, self._config, self._correct)
         except ModelCallError as exc:
             return internal_error(str(exc))
         return response(**_tensors(readings))

@@ -1,166 +1,176 @@
-"""One call from a decoded page to everything the seal BLS must recognise.
+"""A page in, every seal's text out: the stages in order, with the models behind one interface.
 
-`prepare_seals` finds the seals, and for each one works on a crop around it: saturation
-thresholds adapted to that seal's ink, the ink image (red strokes dark, black print gone),
-the rim band, the full unwrapped band, the rim/code layout, the candidate rim strips, the
-code strip and the inner crops. All images are single-channel uint8, dark ink on white; the
-recogniser wants three channels, so the caller stacks them. Nothing here calls a model.
+find -> cut -> locate (the learned detector, else the classical layout) -> unwrap (strips)
+-> read (the recognisers) -> repair. The models are called through `SealModels`, whose
+methods are coroutines: the seal BLS implements it with Triton BLS requests
+(`async_exec`), the evaluation harness with ONNX Runtime in-process, the unit tests with
+fakes. The seals of a page are read concurrently, and so are the calls within a seal that do
+not wait on each other (a rim re-read by several recognisers, the arcs and the lines), which
+lets Triton overlap them (on a GPU, and on several model instances).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
 
-import cv2
 import numpy as np
 
-from .find import DEFAULT_FIND, FindParams, find_seals_in_mask
-from .ink import (
-    DEFAULT_INK,
-    RedInkThresholds,
-    adapted_to,
-    ink_gray_hsv,
-    red_mask_hsv,
-    stretch_contrast,
-    to_hsv,
-)
-from .inner import DEFAULT_INNER, InnerParams, below_star, inner_region, rect_interior, up_direction
-from .layout import (
-    DEFAULT_LAYOUT,
-    Arc,
-    LayoutParams,
-    RimLayout,
-    cut_arc,
-    rim_candidates,
-    rim_layout,
-    without_rules,
-)
+from imgproc.text import Decoded
+
+from .balance import white_balanced
+from .classical import classical_strips
+from .config import DEFAULT_CONFIG, SealConfig
+from .crop import SealCrop, cut_seal
+from .detect import level_turn, seal_det_input, text_map
+from .find import find_seals
+from .locate import locate
+from .read import best_index, best_orientation, dropped_windows, filled, step_px, with_other_readings
+from .repair import Correct, Line, repair_rim, sorted_lines, supervision_rim
 from .shapes import SealRegion
-from .unwrap import DEFAULT_BAND, Band, BandParams, estimate_band, unwrap_band
-
-STRIP_HEIGHT = 48  # PP-OCRv4 recognition input height
-CODE_INK_ROWS = 0.03  # a strip row with less ink than this share is empty
-CODE_MARGIN = 0.12  # of the band height, added around the rows the code occupies
+from .strips import SealStrips, Strip, located_strips
 
 
-@dataclass(frozen=True)
-class SealParams:
-    """All seal thresholds in one place; the BLS builds this once from its config."""
+class SealModels(Protocol):
+    """The models the pipeline calls; each method may raise, and its error passes through."""
 
-    ink: RedInkThresholds = DEFAULT_INK
-    find: FindParams = DEFAULT_FIND
-    band: BandParams = DEFAULT_BAND
-    layout: LayoutParams = DEFAULT_LAYOUT
-    inner: InnerParams = DEFAULT_INNER
-    strip_height: int = STRIP_HEIGHT
-    crop_margin: float = 0.1  # of the seal's long semi-axis, kept around the crop
-    # Rim strips are narrowed by this much: unwrapped rim characters stand wide apart (and seal
-    # fonts are often condensed), and the recogniser reads them more surely closer together.
-    # Dev seeds 3000-6000, 414 round/oval seals exact: 321 at 1.0, 327 at 0.85, 325 at 0.75.
-    rim_squeeze: float = 0.85
+    async def seal_text(self, tensor: np.ndarray) -> np.ndarray:
+        """The seal text detector's output for one input tensor (`detect.seal_det_input`)."""
 
+    async def recognise(self, model: str, images: Sequence[np.ndarray], alternatives: int) -> list[Decoded]:
+        """Each line image read by the recogniser `model`, with `alternatives` per character."""
 
-DEFAULT_SEAL = SealParams()
+    async def read_lines(self, image: np.ndarray) -> list[Line]:
+        """The text lines of an image, found by the general text detector and read."""
 
 
 @dataclass(frozen=True)
-class RimStrip:
-    """A candidate reading of the rim text: a gray strip and the prior weight of its score."""
-
-    image: np.ndarray
-    prior: float
-
-
-@dataclass(frozen=True)
-class SealCrops:
-    """What to recognise for one seal. `region` is in page pixels."""
+class SealReading:
+    """The text of one seal: rim, inner lines and number codes, with confidences."""
 
     region: SealRegion
-    rim: list[RimStrip] = field(default_factory=list)  # favourite first; empty for rect seals
-    code: np.ndarray | None = None  # strip of the bottom-arc code, upright
-    inner: list[np.ndarray] = field(default_factory=list)  # crops for text detection
+    rim_text: str
+    rim_score: float
+    inner: list[Line] = field(default_factory=list)
+    codes: list[str] = field(default_factory=list)
 
 
-def _crop_box(region: SealRegion, shape: tuple[int, ...], margin: float) -> tuple[int, int, int, int]:
-    pad = margin * region.axes[0]
-    reach = region.axes[0] + pad
-    cx, cy = region.center
-    x0, y0 = max(0, int(cx - reach)), max(0, int(cy - reach))
-    return x0, y0, min(shape[1], int(np.ceil(cx + reach))), min(shape[0], int(np.ceil(cy + reach)))
+def _as_read(line: Decoded) -> Decoded:
+    return line
 
 
-def _shifted(region: SealRegion, x0: int, y0: int) -> SealRegion:
-    x, y = region.center
-    bx0, by0, bx1, by1 = region.box
-    return replace(region, center=(x - x0, y - y0), box=(bx0 - x0, by0 - y0, bx1 - x0, by1 - y0))
+async def seal_strips(crop: SealCrop, models: SealModels, config: SealConfig) -> SealStrips:
+    """What to read of one seal: located by the detector, else by the classical path."""
+    if crop.region.shape == "rect":
+        return classical_strips(crop, config.classical, config.strip)
+    turn = level_turn(crop.local)
+    output = await models.seal_text(seal_det_input(crop.bgr, turn, config.det))
+    text = locate(text_map(output, crop.bgr.shape, turn), crop.mask, crop.local, config.locate)
+    if text is None:
+        return classical_strips(crop, config.classical, config.strip)
+    return located_strips(crop, text, config.strip)
 
 
-def _code_strip(
-    gray: np.ndarray, region: SealRegion, band: Band, full: np.ndarray, arc: Arc, height: int, ink_level: int
-) -> np.ndarray:
-    """The code arc re-unwrapped over just the rows it occupies, turned upright."""
-    piece = cut_arc(full, arc)
-    rows = np.nonzero((piece < ink_level).mean(axis=1) >= CODE_INK_ROWS)[0]
-    top, bottom = (int(rows[0]), int(rows[-1]) + 1) if rows.size else (0, full.shape[0])
-    scale = band.height / full.shape[0]
-    reach = CODE_MARGIN * band.height  # digits sit closer to the ring than the rim text
-    code_band = Band(max(0.0, band.outer + top * scale - reach), band.outer + bottom * scale + reach)
-    start, span = arc.start / full.shape[1], arc.length / full.shape[1]
-    strip = unwrap_band(gray, region, code_band, height, start=start, span=span)
-    return stretch_contrast(np.ascontiguousarray(strip[::-1, ::-1]))
-
-
-def _to_height(image: np.ndarray, height: int, squeeze: float = 1.0) -> np.ndarray:
-    """`image` scaled to `height` rows, and its width by `squeeze` more than the aspect keeps."""
-    width = max(1, round(image.shape[1] * squeeze * height / image.shape[0]))
-    return cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA)
-
-
-def _inner_crops(
-    gray: np.ndarray, region: SealRegion, band: Band, layout: RimLayout, params: SealParams
-) -> list[np.ndarray]:
-    up = up_direction(region, band, layout.rim.centre(layout.width))
-    # A gap that holds the bottom-arc code stays out: the code has its own strip.
-    rim = None if layout.code else (layout.rim.start / layout.width, layout.rim.length / layout.width)
-    interior = inner_region(gray, region, band, up, rim, params.inner)
-    return [stretch_contrast(below_star(interior, params.inner) if region.shape == "round" else interior)]
-
-
-def _elliptic(gray: np.ndarray, mask: np.ndarray, region: SealRegion, params: SealParams) -> SealCrops:
-    height = params.strip_height
-    band = estimate_band(mask, region, params.band)
-    full = without_rules(stretch_contrast(unwrap_band(gray, region, band, height)), params.layout)
-    layout = rim_layout(full, params.layout)
-    blank, rows = round(params.layout.blank * height), round(params.layout.blank_rows * height)
-    candidates = rim_candidates(layout, height, params.layout)
-    rim = [
-        RimStrip(_to_height(cut_arc(full, c.arc, c.turned, blank, rows), height, params.rim_squeeze), c.prior)
-        for c in candidates
-    ]
-    code = (
-        _code_strip(gray, region, band, full, layout.code, height, params.layout.ink_level)
-        if layout.code
-        else None
-    )
-    return SealCrops(region, rim, code, _inner_crops(gray, region, band, layout, params))
-
-
-def crops_for(rgb: np.ndarray, region: SealRegion, params: SealParams = DEFAULT_SEAL) -> SealCrops:
-    """Candidate strips and crops for one seal found on the RGB page."""
-    x0, y0, x1, y1 = _crop_box(region, rgb.shape, params.crop_margin)
-    crop = rgb[y0:y1, x0:x1]
-    hsv = to_hsv(crop)
-    local = adapted_to(hsv, params.ink)
-    gray, mask = ink_gray_hsv(crop, hsv, local), red_mask_hsv(hsv, local)
-    shifted = _shifted(region, x0, y0)
-    if region.shape == "rect":
-        return SealCrops(
-            region, inner=[stretch_contrast(c) for c in rect_interior(gray, shifted, params.inner)]
+async def _all_readings(
+    images: list[np.ndarray], priors: list[float], models: SealModels, config: SealConfig
+) -> dict[str, list[Decoded]]:
+    """The candidates read by the first recogniser, and by the others too where its best
+    reading is unsure; each recogniser reads them all as one batch."""
+    first, others = config.recognisers.first, config.recognisers.others
+    readings = {first: await models.recognise(first, images, config.read.alternatives)}
+    if readings[first][best_index(readings[first], priors)].score < config.read.sure and others:
+        more = await asyncio.gather(
+            *(models.recognise(name, images, config.read.alternatives) for name in others)
         )
-    return replace(_elliptic(gray, mask, shifted, params), region=region)
+        readings.update(zip(others, more, strict=True))
+    return readings
 
 
-def prepare_seals(rgb: np.ndarray, params: SealParams = DEFAULT_SEAL) -> list[SealCrops]:
-    """Every seal on an RGB page with its strips and crops; empty when there is none."""
-    regions = find_seals_in_mask(red_mask_hsv(to_hsv(rgb), params.ink), params.find)
-    return [crops_for(rgb, region, params) for region in regions]
+async def read_rim(
+    rim: tuple[Strip, ...], models: SealModels, config: SealConfig, correct: Correct
+) -> Decoded | None:
+    """The rim's reading: the best prior-weighted reading of any candidate by any recogniser
+    that read it, with the other readings of its group as alternatives, skipped characters
+    filled in, then repaired; None for a seal without rim candidates."""
+    if not rim:
+        return None
+    images, priors = [strip.image for strip in rim], [strip.prior for strip in rim]
+    readings = await _all_readings(images, priors, models, config)
+    pool = [(i, line) for lines in readings.values() for i, line in enumerate(lines)]
+    index, best = max(pool, key=lambda item: priors[item[0]] * item[1].score)
+    group = rim[index].group
+    best = with_other_readings(best, [line for i, line in pool if rim[i].group == group and line is not best])
+    windows = dropped_windows(best, images[index], step_px(images[index], images), config.read)
+    if windows:
+        reads = await models.recognise(config.recognisers.first, [w.image for w in windows], 0)
+        best = filled(best, windows, reads, config.read)
+    return repair_rim(best, correct, config.repair)
+
+
+async def read_lines(strips: SealStrips, models: SealModels, config: SealConfig) -> list[Line]:
+    """The seal's other text: its arcs (the best candidate of each), inner lines and the lines
+    found in its interiors (a rect seal's, in the orientation that reads best)."""
+    candidates = [strip.image for arc in strips.arcs for strip in arc]
+    images = candidates + list(strips.lines)
+    found = models.recognise(config.recognisers.first, images, 0) if images else _nothing()
+    read, *interiors = await asyncio.gather(found, *(models.read_lines(image) for image in strips.interiors))
+    lines: list[Line] = []
+    start = 0
+    for arc in strips.arcs:
+        chosen = read[start + best_index(read[start : start + len(arc)], [s.prior for s in arc])]
+        lines.append((chosen.text, chosen.score))
+        start += len(arc)
+    lines += [(line.text, line.score) for line in read[len(candidates) :]]
+    if interiors:
+        orientations = not strips.rim  # a rect seal's inside, both ways up
+        lines += (
+            best_orientation(interiors, config.read.orientation_margin) if orientations else _all(interiors)
+        )
+    return lines
+
+
+async def _nothing() -> list[Decoded]:
+    return []
+
+
+def _all(interiors: list[list[Line]]) -> list[Line]:
+    return [line for lines in interiors for line in lines]
+
+
+def seal_reading(
+    region: SealRegion, rim: Decoded | None, lines: list[Line], config: SealConfig
+) -> SealReading:
+    """A seal's answer from its rim and its other lines; without a rim (a rect seal), its
+    first inner line is its main text."""
+    inner, codes = sorted_lines(lines, config.repair)
+    if rim is not None:
+        text = supervision_rim(region.shape, rim.text, inner)
+        return SealReading(region, text, rim.score, inner, codes)
+    first, rest = (inner[0], inner[1:]) if inner else (("", 0.0), [])
+    return SealReading(region, first[0], first[1], rest, codes)
+
+
+async def read_seal(crop: SealCrop, models: SealModels, config: SealConfig, correct: Correct) -> SealReading:
+    """Everything one seal says."""
+    strips = await seal_strips(crop, models, config)
+    rim, lines = await asyncio.gather(
+        read_rim(strips.rim, models, config, correct), read_lines(strips, models, config)
+    )
+    return seal_reading(crop.region, rim, lines, config)
+
+
+def find_page_seals(rgb: np.ndarray, config: SealConfig = DEFAULT_CONFIG) -> list[SealCrop]:
+    """Every seal on an RGB page, largest first, cut from the white-balanced page."""
+    balanced = white_balanced(rgb, config.find.balance)
+    regions = find_seals(balanced, config.ink, config.find)
+    return [cut_seal(balanced, region, config.ink, config.crop_margin) for region in regions]
+
+
+async def read_page(
+    rgb: np.ndarray, models: SealModels, config: SealConfig = DEFAULT_CONFIG, correct: Correct = _as_read
+) -> list[SealReading]:
+    """Every seal on an RGB page with its text; empty when there is none."""
+    crops = find_page_seals(rgb, config)
+    return list(await asyncio.gather(*(read_seal(crop, models, config, correct) for crop in crops)))

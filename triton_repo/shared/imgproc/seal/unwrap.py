@@ -40,6 +40,22 @@ class Band:
 
 
 @dataclass(frozen=True)
+class TextArc:
+    """Text along the outline: between two insets, from perimeter share `start` over `span`
+    (clockwise); `turned` text has its tops towards the centre (read the strip turned)."""
+
+    band: Band
+    start: float
+    span: float
+    turned: bool = False
+
+    @property
+    def centre(self) -> float:
+        """The arc's middle as a perimeter share."""
+        return (self.start + self.span / 2.0) % 1.0
+
+
+@dataclass(frozen=True)
 class BandParams:
     """Thresholds for `estimate_band`; fractions are of the short semi-axis."""
 
@@ -156,8 +172,10 @@ def unwrap_band(
     width: int | None = None,
     start: float = 0.0,
     span: float = 1.0,
+    outside: float = WHITE,
 ) -> np.ndarray:
-    """Strip of `span` of the band from perimeter share `start`, `height` x `width` (width kept to aspect)."""
+    """Strip of `span` of the band from perimeter share `start`, `height` x `width` (width kept
+    to aspect); what lies off the image reads as `outside` (paper, or no text in a map)."""
     width = width or strip_width(region, band, height, span)
     native_h = max(int(np.ceil(band.height)), height)
     native_w = max(round(width * native_h / height), 1)
@@ -167,7 +185,7 @@ def unwrap_band(
     points = ellipse_offset_points(
         region.center, region.axes, region.angle_deg, t[None, :], insets[:, None] + 0 * t
     )
-    fill = (WHITE,) * (image.shape[2] if image.ndim == 3 else 1)
+    fill = (outside,) * (image.shape[2] if image.ndim == 3 else 1)
     strip = cv2.remap(
         image,
         points[..., 0].astype(np.float32),

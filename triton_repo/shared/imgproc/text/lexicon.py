@@ -12,19 +12,26 @@ where this reading has none (`Decoded.insertions`: 晨 in 义乌光 against 义�
 when it completes a word, and never otherwise.
 
 The word list is jieba's dictionary (`load_lexicon`), provisioned at set-up from the pinned
-PyPI package; only Chinese words of `WORD_LENGTHS` characters are kept.
+PyPI package; only Chinese words of `WORD_LENGTHS` characters are kept. The recognisers were
+trained on traditional text as well and now and then read a simplified character as its
+traditional form (銷售 for 销售); `with_variants` offers each traditional character's
+simplified form as an alternative as likely, so the correction takes it where it forms a
+word (the table is OpenCC's, `load_variants`). A traditional character that forms no word
+stays as read: a Hong Kong or Taiwan seal is not rewritten.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from .recognition import Alternative, Decoded
 
 LEXICON_FILE = "lexicon.txt"  # in the seal model's version directory (gateway/provision.py)
+VARIANTS_FILE = "simplified.txt"  # beside it: OpenCC's TSCharacters, traditional -> simplified
 WORD_LENGTHS = (2, 6)
 PROB_FLOOR = 1e-4  # log of a probability is taken no lower than this one's
 
@@ -128,12 +135,43 @@ def _better(best: list[_Path], stop: int, score: float, chosen: tuple[Choice, ..
         best[stop] = _Path(score, chosen)
 
 
-def correct(line: Decoded, lexicon: Lexicon, weight: float) -> Decoded:
+def load_variants(path: Path) -> dict[str, str]:
+    """Traditional character -> its (first) simplified form, from an OpenCC character table:
+    `traditional<TAB>simplified [simplified...]` per line, `#` comments."""
+    variants: dict[str, str] = {}
+    with path.open(encoding="utf-8") as lines:
+        for line in lines:
+            fields = line.split()
+            if len(fields) >= 2 and not line.startswith("#"):
+                variants[fields[0]] = fields[1]
+    return variants
+
+
+def _with_simplified(options: tuple[Alternative, ...], variants: dict[str, str]) -> tuple[Alternative, ...]:
+    found = _options(options)
+    for char, prob in options:
+        if (simple := variants.get(char)) is not None and found.get(simple, 0.0) < prob:
+            found[simple] = prob
+    return tuple(sorted(found.items(), key=lambda item: item[1], reverse=True))
+
+
+def with_variants(line: Decoded, variants: dict[str, str]) -> Decoded:
+    """`line` with each traditional character's simplified form among its alternatives."""
+    if not variants or not line.chars:
+        return line
+    options = tuple(_with_simplified(choices, variants) for choices in line.options())
+    return Decoded(line.chars, line.probs, line.steps, line.length, options, line.insertions)
+
+
+def correct(
+    line: Decoded, lexicon: Lexicon, weight: float, variants: dict[str, str] | None = None
+) -> Decoded:
     """`line` with each character chosen among its alternatives, and characters another reading
     saw inserted, to form dictionary words where that outweighs the recogniser's preference
     (see the module's docstring)."""
     if not line.chars:
         return line
+    line = with_variants(line, variants or {})
     slots = _slots(line)
     best = [_Path(0.0)] + [_Path(-math.inf)] * len(slots)
     for start, slot in enumerate(slots):
@@ -154,3 +192,10 @@ def correct(line: Decoded, lexicon: Lexicon, weight: float) -> Decoded:
         line.length,
         tuple(c[3] for c in chosen) if line.alternatives else (),
     )
+
+
+def corrector(directory: Path, weight: float) -> Callable[[Decoded], Decoded]:
+    """`correct` with the word list and the variants table provisioned in `directory` (the
+    seal model's version directory; loading the list takes ~1.5 s)."""
+    lexicon = load_lexicon(directory / LEXICON_FILE)
+    return partial(correct, lexicon=lexicon, weight=weight, variants=load_variants(directory / VARIANTS_FILE))

@@ -1,0 +1,98 @@
+"""Reading the seal text detector's map (imgproc.seal.locate, imgproc.seal.detect) on drawn
+maps with known answers: pure, no model."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from imgproc.seal.detect import level_turn, seal_det_input, text_map
+from imgproc.seal.locate import locate
+from imgproc.seal.polar import circular_runs
+from imgproc.seal.shapes import SealRegion, ellipse_offset_points
+from imgproc.seal.unwrap import parameter_at
+
+SIZE = 400
+ROUND = SealRegion("round", (200.0, 200.0), (160.0, 160.0), 0.0, (40, 40, 360, 360), False, 1.0)
+
+
+def sector(
+    canvas: np.ndarray, region: SealRegion, shares: tuple[float, float], insets: tuple[float, float]
+) -> None:
+    """Fill the band between two insets over perimeter shares [start, stop) clockwise."""
+    start, stop = shares
+    along = np.linspace(start, stop, 120)
+    edges = []
+    for inset in insets:
+        t = parameter_at(region, inset, along)
+        edges.append(
+            ellipse_offset_points(region.center, region.axes, region.angle_deg, t, np.full(t.shape, inset))
+        )
+    cv2.fillPoly(canvas, [np.rint(np.vstack([edges[0], edges[1][::-1]])).astype(np.int32)], 1.0)
+
+
+def seal_map() -> tuple[np.ndarray, np.ndarray]:
+    """A round seal's map: the rim over the top (shares 0.45 to 1.05: perimeter shares run
+    clockwise from the right, 0.75 is the top), a thin code by the ring at the bottom (0.25),
+    one inner line, and a line of black print (text, but no seal ink)."""
+    prob = np.zeros((SIZE, SIZE), np.float32)
+    sector(prob, ROUND, (0.45, 1.05), (12.0, 40.0))  # shares wrap past 1: the rim crosses the seam
+    sector(prob, ROUND, (0.2, 0.3), (12.0, 24.0))  # the code: outer rows only
+    cv2.rectangle(prob, (150, 230), (250, 260), 1.0, -1)  # an inner line
+    cv2.rectangle(prob, (60, 300), (170, 320), 1.0, -1)  # black print across the seal
+    ink = prob > 0
+    ink[295:325, 55:175] = False
+    return prob, ink
+
+
+def test_circular_runs_wrap_round_the_seam() -> None:
+    flags = np.array([1, 1, 0, 0, 1, 1, 1, 0, 1], bool)
+    assert circular_runs(flags) == [(4, 7), (8, 11)]
+    assert circular_runs(np.ones(5, bool)) == [(0, 5)]
+    assert circular_runs(np.zeros(5, bool)) == []
+
+
+def test_the_rim_is_the_band_over_the_top_padded_at_its_ends() -> None:
+    prob, ink = seal_map()
+    text = locate(prob, ink, ROUND)
+    assert text is not None
+    start, stop = text.rim.start, text.rim.start + text.rim.span
+    assert 0.4 < start < 0.45 and 1.05 < stop < 1.1  # padded by part of a character
+    assert 4.0 < text.rim.band.outer < 12.0 and 40.0 < text.rim.band.inner < 48.0
+    assert not text.rim.turned
+    assert text.up @ np.array([0.0, -1.0]) > 0.95  # the rim's middle is the seal's top
+
+
+def test_the_bottom_code_is_an_arc_of_its_own_read_turned() -> None:
+    prob, ink = seal_map()
+    text = locate(prob, ink, ROUND)
+    assert text is not None
+    (code,) = text.arcs
+    assert code.turned and 0.15 < code.start < 0.2 and 0.1 < code.span < 0.2
+
+
+def test_inner_lines_are_boxed_upright_and_black_print_is_left_out() -> None:
+    prob, ink = seal_map()
+    text = locate(prob, ink, ROUND)
+    assert text is not None
+    (quad,) = text.inner
+    (x0, y0), (x1, y1) = quad.min(axis=0), quad.max(axis=0)
+    assert x0 < 150 < 250 < x1 and y0 < 230 < 260 < y1
+    assert quad[0][0] < quad[1][0] and quad[0][1] < quad[3][1]  # tl, tr, br, bl
+
+
+def test_a_map_without_text_on_seal_ink_has_no_rim() -> None:
+    prob, ink = seal_map()
+    assert locate(prob, np.zeros_like(ink), ROUND) is None
+    assert locate(np.zeros_like(prob), ink, ROUND) is None
+
+
+def test_an_oval_turns_level_the_short_way_and_the_map_turns_back() -> None:
+    oval = SealRegion("oval", (100.0, 60.0), (90.0, 50.0), 100.0, (10, 10, 190, 110), False, 1.0)
+    assert level_turn(oval) == pytest.approx(80.0)
+    assert level_turn(ROUND) == 0.0
+    crop = np.full((120, 200, 3), 255, np.uint8)
+    tensor = seal_det_input(crop, level_turn(oval))
+    assert tensor.shape[:2] == (1, 3) and min(tensor.shape[2:]) >= 736 and tensor.shape[2] % 32 == 0
+    back = text_map(np.ones(tensor.shape[2:], np.float32)[None, None], crop.shape, level_turn(oval))
+    assert back.shape == (120, 200) and back[60, 100] == pytest.approx(1.0)

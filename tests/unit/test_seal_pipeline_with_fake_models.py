@@ -1,0 +1,128 @@
+"""The seal pipeline's reading steps (imgproc.seal.pipeline) with FAKE models: which calls it
+makes and what it keeps, no Triton."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from imgproc.seal.config import DEFAULT_CONFIG, Recognisers
+from imgproc.seal.pipeline import read_lines, read_rim, seal_reading
+from imgproc.seal.repair import Line
+from imgproc.seal.shapes import SealRegion
+from imgproc.seal.strips import SealStrips, Strip
+from imgproc.text import Decoded
+
+CONFIG = replace(DEFAULT_CONFIG, recognisers=Recognisers("first", ("second", "third")))
+REGION = SealRegion("round", (50.0, 50.0), (40.0, 40.0), 0.0, (10, 10, 90, 90), False, 1.0)
+
+
+def image(value: int, width: int = 200) -> np.ndarray:
+    """A strip whose fill value names what the fake recognisers read in it."""
+    return np.full((48, width), value, np.uint8)
+
+
+def decoded(text: str, prob: float) -> Decoded:
+    return Decoded(tuple(text), (prob,) * len(text))
+
+
+class FakeModels:
+    """Reads each image as `table[model][fill value]`; records every call."""
+
+    def __init__(self, table: dict[str, dict[int, tuple[str, float]]], lines: list[Line] | None = None):
+        self.table, self.lines, self.calls = table, lines or [], []  # type: list[tuple[str, int]]
+
+    async def seal_text(self, tensor: np.ndarray) -> np.ndarray:
+        raise AssertionError("no detection in these tests")
+
+    async def recognise(self, model: str, images: Sequence[np.ndarray], alternatives: int) -> list[Decoded]:
+        self.calls.append((model, len(images)))
+        return [decoded(*self.table[model][int(i[0, 0])]) for i in images]
+
+    async def read_lines(self, image: np.ndarray) -> list[Line]:
+        self.calls.append(("read_lines", 1))
+        return self.lines if image[0, 0] == 0 else self.lines[::-1]
+
+
+def rim(models: FakeModels, *strips: Strip) -> Decoded | None:
+    return asyncio.run(read_rim(strips, models, CONFIG, lambda line: line))
+
+
+def test_a_sure_rim_is_read_once_and_the_best_prior_weighted_candidate_wins() -> None:
+    models = FakeModels({"first": {1: ("上海星辰科技有限公司", 0.96), 2: ("司公限有", 0.99)}})
+    line = rim(models, Strip(image(1)), Strip(image(2), prior=0.9))
+    assert line is not None and line.text == "上海星辰科技有限公司"
+    assert models.calls == [("first", 2)]
+
+
+def test_an_unsure_rim_is_reread_by_the_others_and_the_surest_reading_kept() -> None:
+    table = {"first": {1: ("四川顺丰速运有眼公司", 0.7)}, "second": {1: ("四川顺丰速运有限公司", 0.9)}}
+    table["third"] = {1: ("四川顺风速运有限公司", 0.8)}
+    models = FakeModels(table)
+    line = rim(models, Strip(image(1)))
+    assert line is not None and line.text == "四川顺丰速运有限公司"
+    assert sorted(models.calls) == [("first", 1), ("second", 1), ("third", 1)]
+
+
+def test_the_rim_is_repaired_after_reading() -> None:
+    models = FakeModels({"first": {1: ("9深圳市德瑞欣电子有限公", 0.95)}})
+    line = rim(models, Strip(image(1)))
+    assert line is not None and line.text == "深圳市德瑞欣电子有限公司"  # code digit cut, legal form restored
+
+
+def test_no_rim_candidates_is_no_rim() -> None:
+    assert rim(FakeModels({})) is None
+
+
+def test_arcs_inner_lines_and_interiors_are_read_in_one_call_each() -> None:
+    strips = SealStrips(
+        arcs=((Strip(image(3)), Strip(image(4))),),
+        lines=(image(5), image(6)),
+        interiors=(image(0),),
+        rim=(Strip(image(1)),),
+    )
+    table = {
+        "first": {
+            3: ("1234567890123", 0.9),
+            4: ("1234S67890123", 0.8),
+            5: ("发票专用章", 0.95),
+            6: ("噪", 0.2),
+        }
+    }
+    models = FakeModels(table, lines=[("合同专用章", 0.9)])
+    lines = asyncio.run(read_lines(strips, models, CONFIG))
+    assert lines == [
+        ("1234567890123", pytest.approx(0.9)),
+        ("发票专用章", pytest.approx(0.95)),
+        ("噪", pytest.approx(0.2)),
+        ("合同专用章", 0.9),
+    ]
+    assert sorted(models.calls) == [("first", 4), ("read_lines", 1)]
+
+
+def test_a_seal_reading_sorts_lines_into_inner_lines_and_codes() -> None:
+    lines = [("1234567890123", 0.9), ("发票专用章", 0.95), ("噪", 0.2)]
+    reading = seal_reading(REGION, decoded("天津君和缘商贸有限公司", 0.97), lines, CONFIG)
+    assert (reading.rim_text, reading.inner, reading.codes) == (
+        "天津君和缘商贸有限公司",
+        [("发票专用章", 0.95)],
+        ["1234567890123"],
+    )
+
+
+def test_a_rect_seal_reports_its_first_line_as_main_text_and_the_best_way_up() -> None:
+    strips = SealStrips(interiors=(image(0), image(180)))
+    models = FakeModels({}, lines=[("转账收讫", 0.97), ("嘉兴锦程物流有限公司", 0.99)])
+    lines = asyncio.run(read_lines(strips, models, CONFIG))
+    reading = seal_reading(REGION, None, lines, CONFIG)
+    assert (reading.rim_text, reading.inner) == ("转账收讫", [("嘉兴锦程物流有限公司", 0.99)])
+
+
+def test_no_text_at_all_is_empty_not_an_error() -> None:
+    reading = seal_reading(
+        REGION, None, asyncio.run(read_lines(SealStrips(), FakeModels({}), CONFIG)), CONFIG
+    )
+    assert (reading.rim_text, reading.rim_score, reading.inner, reading.codes) == ("", 0.0, [], [])

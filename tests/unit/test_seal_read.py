@@ -1,0 +1,121 @@
+"""Choosing among seal readings (imgproc.seal.read): pure, no models."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from imgproc.seal.read import (
+    best_index,
+    best_orientation,
+    dropped_characters,
+    dropped_windows,
+    filled,
+    surest,
+    with_other_readings,
+)
+from imgproc.text import Decoded
+
+
+def decoded(text: str, *probs: float) -> Decoded:
+    """`text` read with the given per-character probabilities (one value: all of them)."""
+    return Decoded(tuple(text), probs if len(probs) == len(text) else probs * len(text))
+
+
+def options(line: Decoded) -> Decoded:
+    """`line` carrying its characters as their only alternatives (as if asked for them)."""
+    return Decoded(line.chars, line.probs, line.steps, line.length, line.options())
+
+
+def evenly(text: str, prob: float, pitch: int = 4, skip: tuple[int, ...] = ()) -> Decoded:
+    """`text` emitted one character every `pitch` steps, with a blank pitch before each index in
+    `skip` (a character dropped there)."""
+    steps, at = [], 0
+    for index in range(len(text)):
+        at += pitch * (2 if index in skip else 1)
+        steps.append(at)
+    return Decoded(tuple(text), (prob,) * len(text), tuple(steps), at + pitch)
+
+
+def test_best_index_weighs_confidence_by_prior() -> None:
+    readings = [decoded("上海星辰科技有限公司", 0.8), decoded("司公限有", 0.95)]
+    assert best_index(readings, [1.0, 0.5]) == 0
+    assert best_index(readings, [0.5, 1.0]) == 1
+    assert best_index([decoded("甲", 0.9), decoded("乙", 0.9)], [1.0, 1.0]) == 0  # first on a tie
+
+
+def test_surest_keeps_the_surer_reading_with_the_others_as_alternatives() -> None:
+    line = surest([options(decoded("珠海县档菜馆", 0.95)), decoded("珠海档案馆", 0.9)])
+    assert line.text == "珠海县档菜馆"
+    assert line.alternatives[4] == (("菜", 0.95), ("案", 0.9))
+    assert line.alternatives[2] == (("县", 0.95),)  # nothing the second saw lines up with 县
+
+
+def test_what_another_reading_saw_between_characters_becomes_an_insertion() -> None:
+    line = with_other_readings(options(decoded("义乌光信息", 0.97)), [decoded("南义乌晨光信", 0.88)])
+    assert line.text == "义乌光信息"
+    assert line.insertions == ((("南", 0.88),), (), (("晨", 0.88),), (), (), ())
+
+
+def test_no_alternatives_are_added_when_none_were_asked_for() -> None:
+    assert surest([decoded("珠海县档菜馆", 0.95), decoded("珠海县档案馆", 0.9)]).alternatives == ()
+
+
+def test_dropped_characters_are_the_places_a_pitch_is_missing() -> None:
+    assert dropped_characters(evenly("南昌瑞祥软件有限公司", 0.99)) == 0
+    assert dropped_characters(evenly("南昌瑞祥件有限公司", 0.99, skip=(4,))) == 1
+    assert dropped_characters(evenly("南昌瑞件有限公司", 0.99, skip=(3, 6))) == 2
+    assert dropped_characters(evenly("南昌", 0.99, skip=(1,))) == 0  # too short to have a pitch
+    assert dropped_characters(decoded("南昌瑞祥件", 0.99)) == 0  # no steps known
+
+
+def test_the_window_of_a_skipped_character_is_a_pitch_and_a_fifth_wide() -> None:
+    line = evenly("南昌瑞祥件有限公司", 0.99, pitch=4, skip=(4,))
+    strip = np.full((48, 400), 255, np.uint8)
+    px = 8.0 * line.length  # 8 strip columns per step
+    (window,) = dropped_windows(line, strip, px)
+    assert (window.place, window.count) == (3, 1)
+    assert window.image.shape == (48, round(1.2 * 4 * 8))
+    assert filled(line, [window], [decoded("软", 0.7)]).text == "南昌瑞祥软件有限公司"
+
+
+def test_two_skipped_characters_are_read_from_one_window() -> None:
+    line = evenly("六安电机有限公司", 0.99, pitch=4, skip=(2,))  # 江淮 skipped: a triple pitch
+    line = Decoded(
+        line.chars, line.probs, tuple(s + (4 if i >= 2 else 0) for i, s in enumerate(line.steps)), 60
+    )
+    (window,) = dropped_windows(line, np.full((48, 500), 255, np.uint8), 8.0 * 60)
+    assert window.count == 2 and window.image.shape[1] == round(2.2 * 4 * 8)
+    assert filled(line, [window], [decoded("江淮", 0.8)]).text == "六安江淮电机有限公司"
+
+
+@pytest.mark.parametrize(("reread", "prob"), [("软", 0.3), ("软件", 0.9), ("7", 0.9), ("", 0.0)])
+def test_a_window_is_put_in_only_as_that_many_sure_chinese_characters(reread: str, prob: float) -> None:
+    line = evenly("南昌瑞祥件有限公司", 0.99, skip=(4,))
+    windows = dropped_windows(line, np.full((48, 400), 255, np.uint8), 8.0 * line.length)
+    assert filled(line, windows, [decoded(reread, prob)]).text == "南昌瑞祥件有限公司"
+
+
+def test_an_evenly_read_rim_has_no_window() -> None:
+    line = evenly("南昌瑞祥软件有限公司", 0.99)
+    assert dropped_windows(line, np.zeros((48, 400), np.uint8), 8.0 * line.length) == []
+
+
+def test_filling_keeps_alternatives_in_step_with_the_characters() -> None:
+    line = options(evenly("南昌瑞祥件有限公司", 0.99, skip=(4,)))
+    windows = dropped_windows(line, np.full((48, 400), 255, np.uint8), 8.0 * line.length)
+    reread = Decoded(("软",), (0.8,), alternatives=((("软", 0.8), ("欤", 0.1)),))
+    result = filled(line, windows, [reread])
+    assert result.text == "南昌瑞祥软件有限公司"
+    assert [choices[0][0] for choices in result.alternatives] == list(result.chars)
+    assert result.alternatives[4] == reread.alternatives[0]
+
+
+def test_a_rect_orientation_that_reads_clearly_better_replaces_the_first() -> None:
+    assert best_orientation([[("认", 0.55), ("好", 0.6)], [("现金收讫", 0.97)]]) == [("现金收讫", 0.97)]
+
+
+def test_a_reversed_orientation_reading_alike_does_not_win() -> None:
+    """The direction classifier turns each line of an upside-down crop, so both orientations
+    read the same lines with the same scores, in reverse order: the first (page-upright) stays."""
+    lines = [("转账收讫", 0.97), ("嘉兴锦程物流有限公司", 0.99)]
+    assert best_orientation([lines, lines[::-1]]) == lines

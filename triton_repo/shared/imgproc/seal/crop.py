@@ -1,0 +1,64 @@
+"""One seal cut out of the page: the colour crop, its ink image and ink mask, and the seal's
+outline in crop pixels. Every later stage works on this crop, never on the whole page.
+
+The ink image (`ink.ink_gray_hsv`: red strokes dark, paper and other print white) and the
+ink mask (`ink.red_mask_hsv`) use saturation floors adapted to this seal's own ink
+(`ink.adapted_to`), so a faint impression keeps its thin strokes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+
+from .ink import DEFAULT_INK, RedInkThresholds, adapted_to, ink_gray_hsv, red_mask_hsv, to_hsv
+from .shapes import SealRegion
+
+CROP_MARGIN = 0.1  # of the seal's long semi-axis, kept around it: the ring's outer edge and some paper
+
+
+@dataclass(frozen=True)
+class SealCrop:
+    """A seal and the pixels around it. `region` is in page pixels, `local` in crop pixels."""
+
+    region: SealRegion
+    local: SealRegion
+    bgr: np.ndarray  # the colour crop, BGR as the text models take it
+    gray: np.ndarray  # ink image: red strokes dark, paper and other print white
+    mask: np.ndarray  # bool: seal ink
+
+
+def crop_box(
+    region: SealRegion, shape: tuple[int, ...], margin: float = CROP_MARGIN
+) -> tuple[int, int, int, int]:
+    """(x0, y0, x1, y1) of the square around the seal plus `margin`, clipped to the page."""
+    reach = region.axes[0] * (1.0 + margin)
+    cx, cy = region.center
+    x0, y0 = max(0, int(cx - reach)), max(0, int(cy - reach))
+    return x0, y0, min(shape[1], int(np.ceil(cx + reach))), min(shape[0], int(np.ceil(cy + reach)))
+
+
+def shifted(region: SealRegion, x0: int, y0: int) -> SealRegion:
+    """The region in the pixels of a crop whose top-left corner is page pixel (x0, y0)."""
+    x, y = region.center
+    bx0, by0, bx1, by1 = region.box
+    return replace(region, center=(x - x0, y - y0), box=(bx0 - x0, by0 - y0, bx1 - x0, by1 - y0))
+
+
+def cut_seal(
+    rgb: np.ndarray, region: SealRegion, ink: RedInkThresholds = DEFAULT_INK, margin: float = CROP_MARGIN
+) -> SealCrop:
+    """The crop around one seal found on the RGB page."""
+    x0, y0, x1, y1 = crop_box(region, rgb.shape, margin)
+    crop = np.ascontiguousarray(rgb[y0:y1, x0:x1])
+    hsv = to_hsv(crop)
+    local = adapted_to(hsv, ink)
+    return SealCrop(
+        region=region,
+        local=shifted(region, x0, y0),
+        bgr=cv2.cvtColor(crop, cv2.COLOR_RGB2BGR),
+        gray=ink_gray_hsv(crop, hsv, local),
+        mask=red_mask_hsv(hsv, local),
+    )

@@ -1,0 +1,94 @@
+"""The lines inside a seal, from the learned detector's map, boxed in the seal's upright frame.
+
+Inner lines are the detector's components inside the fitted outline that are not mostly in
+one of the seal's arcs (a component the detector merged with the rim keeps only its part
+outside), on the seal's ink (not black print), boxed by their minimum-area rectangle with a
+margin and ordered top line first along the seal's up direction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .polar import DEFAULT_POLAR, PolarParams
+from .shapes import SealRegion, ellipse_offset_points
+from .unwrap import TextArc, parameter_at
+
+SECTOR_SAMPLES = 90  # points along each edge of an arc's outline
+
+
+@dataclass(frozen=True)
+class LineParams:
+    """Inner lines."""
+
+    in_arc: float = 0.5  # a component this much inside the arcs is theirs, not an inner line
+    min_line_area: float = 0.002  # of the crop, the smallest inner line
+    line_pad: float = 0.25  # of a line's height, added around an inner line's box
+
+
+DEFAULT_LINES = LineParams()
+
+
+def _sector(region: SealRegion, arc: TextArc) -> np.ndarray:
+    """The outline (crop pixels, int32) of the band of `arc` over its span."""
+    shares = arc.start + arc.span * np.linspace(0.0, 1.0, SECTOR_SAMPLES)
+    edges = []
+    for inset in (arc.band.outer, arc.band.inner):
+        t = parameter_at(region, inset, shares)
+        edges.append(
+            ellipse_offset_points(region.center, region.axes, region.angle_deg, t, np.full(t.shape, inset))
+        )
+    return np.rint(np.vstack([edges[0], edges[1][::-1]])).astype(np.int32)
+
+
+def _upright_order(box: np.ndarray, up: np.ndarray) -> np.ndarray:
+    """A box's corners as tl, tr, br, bl in the frame whose top is `up`."""
+    right = np.array([-up[1], up[0]])
+    high = np.argsort(-(box @ up))
+    top, bottom = (
+        sorted(high[:2], key=lambda i: box[i] @ right),
+        sorted(high[2:], key=lambda i: box[i] @ right),
+    )
+    return box[[top[0], top[1], bottom[1], bottom[0]]].astype(np.float32)
+
+
+def _line_quad(points: np.ndarray, up: np.ndarray, params: LineParams) -> np.ndarray:
+    """A padded minimum-area box around a line's pixels, corners in reading order."""
+    (cx, cy), (width, height), angle = cv2.minAreaRect(points.astype(np.float32))
+    grow = 2.0 * params.line_pad * min(width, height)
+    return _upright_order(cv2.boxPoints(((cx, cy), (width + grow, height + grow), angle)), up)
+
+
+def inner_quads(
+    prob: np.ndarray,
+    ink: np.ndarray,
+    region: SealRegion,
+    arcs: tuple[TextArc, ...],
+    up: np.ndarray,
+    params: LineParams = DEFAULT_LINES,
+    polar: PolarParams = DEFAULT_POLAR,
+) -> tuple[np.ndarray, ...]:
+    """Quads of the text lines inside the seal and on its ink, not in its arcs (the first is the
+    rim: a line merged with it keeps only its part outside the rim), top line first."""
+    inside = np.zeros(prob.shape, np.uint8)
+    cv2.ellipse(
+        inside, (region.center, (2.0 * region.axes[0], 2.0 * region.axes[1]), region.angle_deg), 1, -1
+    )
+    in_arcs, in_rim = np.zeros(prob.shape, np.uint8), np.zeros(prob.shape, np.uint8)
+    cv2.fillPoly(in_arcs, [_sector(region, arc) for arc in arcs], 1)
+    cv2.fillPoly(in_rim, [_sector(region, arcs[0])], 1)
+    text = (prob > polar.threshold) & (inside > 0)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(text.astype(np.uint8), connectivity=8)
+    quads = []
+    for i in range(1, count):
+        if stats[i, cv2.CC_STAT_AREA] < params.min_line_area * prob.size:
+            continue
+        cells = labels == i
+        if in_arcs[cells].mean() >= params.in_arc or ink[cells].mean() < polar.min_ink:
+            continue
+        points = np.argwhere(cells & (in_rim == 0))[:, ::-1]
+        quads.append(_line_quad(points, up, params))
+    return tuple(sorted(quads, key=lambda quad: -float(quad.mean(axis=0) @ up)))
