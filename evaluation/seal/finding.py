@@ -43,7 +43,7 @@ def _say(line: str) -> None:
 
 def find(rgb: np.ndarray) -> list[FoundSeal]:
     """The finder's regions on an RGB page, as found seals without text."""
-    return [FoundSeal(region.box, region.shape, "") for region in find_seals(rgb)]
+    return [FoundSeal(region.box, region.shape.value, "") for region in find_seals(rgb)]
 
 
 def run(pages: Iterable[TruthPage]) -> tuple[list[PageResult], list[float]]:

@@ -15,7 +15,7 @@ from imgproc.seal.inner import inner_region, rect_interior, star_bottom, up_dire
 from imgproc.seal.layout import Arc, find_gaps, rim_layout
 from imgproc.seal.params import DEFAULT_FIND
 from imgproc.seal.pipeline import find_page_seals
-from imgproc.seal.shapes import SealRegion, rotation
+from imgproc.seal.shapes import SealRegion, Shape, rotation
 from imgproc.seal.unwrap import Band, estimate_band, strip_width, unwrap_band
 from PIL import Image, ImageDraw
 
@@ -161,7 +161,7 @@ def test_estimate_band_lies_between_ring_and_star() -> None:
 def test_unwrap_gives_the_requested_size_and_the_ring_as_a_row() -> None:
     image = page()
     cv2.circle(image, (200, 200), 100, RED, 4)
-    region = SealRegion("round", (200.0, 200.0), (110.0, 110.0), 0.0, (90, 90, 310, 310), False, 1.0)
+    region = SealRegion(Shape.ROUND, (200.0, 200.0), (110.0, 110.0), 0.0, (90, 90, 310, 310), False, 1.0)
     gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
     strip = unwrap_band(gray, region, Band(0.0, 20.0), height=40, width=700)
     assert strip.shape == (40, 700)
@@ -199,7 +199,7 @@ def test_rect_interior_comes_page_upright_first_whichever_way_the_fit_points(ang
     crop must be the one with the page's top on top either way (the second is it turned)."""
     gray = np.full((200, 300), 255, np.uint8)
     gray[60:100, 60:240] = 0  # dark top half of a 180 x 80 rectangle centred at (150, 100)
-    rect = SealRegion("rect", (150.0, 100.0), (90.0, 40.0), angle_deg, (60, 60, 240, 140), False, 1.0)
+    rect = SealRegion(Shape.RECT, (150.0, 100.0), (90.0, 40.0), angle_deg, (60, 60, 240, 140), False, 1.0)
     first, second = rect_interior(gray, rect)
     half = first.shape[0] // 2
     assert first[:half].mean() < 100 < first[half:].mean()
@@ -257,7 +257,7 @@ def test_interior_reaches_into_the_band_only_in_the_rims_gap() -> None:
     cv2.circle(gray, (100, 160), 4, 0, -1)  # in the band at the bottom (the gap)
     cv2.circle(gray, (100, 40), 4, 0, -1)  # in the band at the top (under the rim text)
     cv2.circle(gray, (100, 100), 4, 0, -1)  # the centre
-    region = SealRegion("round", (100.0, 100.0), (80.0, 80.0), 0.0, (20, 20, 180, 180), False, 1.0)
+    region = SealRegion(Shape.ROUND, (100.0, 100.0), (80.0, 80.0), 0.0, (20, 20, 180, 180), False, 1.0)
     band, up = Band(10.0, 30.0), np.array([0.0, -1.0])
     # The rim covers three quarters of the perimeter, clockwise from the lower left (share
     # 0.375, 45 degrees past the bottom, where t = pi / 2) over the top: the gap is below.

@@ -9,11 +9,11 @@ import pytest
 from imgproc.seal.detect import level_turn, seal_det_input, text_map
 from imgproc.seal.locate import locate
 from imgproc.seal.polar import circular_runs
-from imgproc.seal.shapes import SealRegion, ellipse_offset_points
+from imgproc.seal.shapes import SealRegion, Shape, ellipse_offset_points
 from imgproc.seal.unwrap import parameter_at
 
 SIZE = 400
-ROUND = SealRegion("round", (200.0, 200.0), (160.0, 160.0), 0.0, (40, 40, 360, 360), False, 1.0)
+ROUND = SealRegion(Shape.ROUND, (200.0, 200.0), (160.0, 160.0), 0.0, (40, 40, 360, 360), False, 1.0)
 
 
 def sector(
@@ -88,7 +88,7 @@ def test_a_map_without_text_on_seal_ink_has_no_rim() -> None:
 
 
 def test_an_oval_turns_level_the_short_way_and_the_map_turns_back() -> None:
-    oval = SealRegion("oval", (100.0, 60.0), (90.0, 50.0), 100.0, (10, 10, 190, 110), False, 1.0)
+    oval = SealRegion(Shape.OVAL, (100.0, 60.0), (90.0, 50.0), 100.0, (10, 10, 190, 110), False, 1.0)
     assert level_turn(oval) == pytest.approx(80.0)
     assert level_turn(ROUND) == 0.0
     crop = np.full((120, 200, 3), 255, np.uint8)

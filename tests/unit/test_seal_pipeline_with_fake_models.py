@@ -12,12 +12,12 @@ import pytest
 from imgproc.seal.config import DEFAULT_CONFIG, Recognisers
 from imgproc.seal.pipeline import read_lines, read_rim, seal_reading
 from imgproc.seal.repair import Line
-from imgproc.seal.shapes import SealRegion
+from imgproc.seal.shapes import SealRegion, Shape
 from imgproc.seal.strips import SealStrips, Strip
 from imgproc.text import Decoded
 
 CONFIG = replace(DEFAULT_CONFIG, recognisers=Recognisers("first", ("second", "third")))
-REGION = SealRegion("round", (50.0, 50.0), (40.0, 40.0), 0.0, (10, 10, 90, 90), False, 1.0)
+REGION = SealRegion(Shape.ROUND, (50.0, 50.0), (40.0, 40.0), 0.0, (10, 10, 90, 90), False, 1.0)
 
 
 def image(value: int, width: int = 200) -> np.ndarray:

@@ -15,6 +15,7 @@ from imgproc.seal.repair import (
     trim_rim_ends,
     trim_unsure_ends,
 )
+from imgproc.seal.shapes import Shape
 from imgproc.text import Decoded
 
 
@@ -141,9 +142,9 @@ def test_shared_in_order_is_the_longest_common_subsequence() -> None:
 
 def test_an_oval_with_the_tax_bureau_line_inside_is_a_supervision_seal() -> None:
     inner = [("国家税务总局", 0.9), ("深圳市税务局", 0.9)]
-    assert supervision_rim("oval", "值税电子", inner) == "全国统一发票监制章"
-    assert supervision_rim("round", "国家税务总局深圳市税务局", []) == "国家税务总局深圳市税务局"
+    assert supervision_rim(Shape.OVAL, "值税电子", inner) == "全国统一发票监制章"
+    assert supervision_rim(Shape.ROUND, "国家税务总局深圳市税务局", []) == "国家税务总局深圳市税务局"
     assert (
-        supervision_rim("oval", "深圳市宝安区老七卤鹅餐厅", [("发票专用章", 0.9)])
+        supervision_rim(Shape.OVAL, "深圳市宝安区老七卤鹅餐厅", [("发票专用章", 0.9)])
         == "深圳市宝安区老七卤鹅餐厅"
     )

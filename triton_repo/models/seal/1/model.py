@@ -74,7 +74,7 @@ def _tensors(readings: list[SealReading]) -> dict[str, np.ndarray]:
     codes = [(i, code) for i, reading in enumerate(readings) for code in reading.codes]
     return {
         "BOXES": np.array([r.region.box for r in readings], np.float32).reshape(-1, 4),
-        "SHAPES": _strings([r.region.shape for r in readings]),
+        "SHAPES": _strings([r.region.shape.value for r in readings]),
         "RIM_TEXTS": _strings([r.rim_text for r in readings]),
         "RIM_SCORES": np.array([r.rim_score for r in readings], np.float32),
         "INNER_TEXTS": _strings([text for _, (text, _) in inner]),

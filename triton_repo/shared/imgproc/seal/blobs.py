@@ -21,7 +21,7 @@ from .checks import accept, accept_quad, plausible_size
 from .fit import MIN_CONTOUR_POINTS, fit_ellipse, plain_fits, ransac_ellipse, refit
 from .params import FindParams
 from .quad import hull_quad
-from .shapes import SealRegion
+from .shapes import SealRegion, Shape
 
 
 @dataclass(frozen=True)
@@ -94,8 +94,8 @@ def _from_points(
     for fit, iou in plain_fits(points, blob > 0, corner, ink.ink.shape):
         if iou < params.min_shape_iou or not plausible_size(fit, ink.ink.shape, params):
             continue
-        boxy |= fit.shape == "rect"
-        if fit.shape != "rect":
+        boxy |= fit.shape is Shape.RECT
+        if fit.shape is not Shape.RECT:
             fit = fit_ellipse(points, ink.thick, params.fit)
         if (found := accept(fit, ink.ink, ink.thick, params)) is not None:
             return found

@@ -59,7 +59,7 @@ def coverage(region: SealRegion, ink: np.ndarray, params: FindParams) -> tuple[f
 def thin_ring(region: SealRegion, ink: np.ndarray, params: FindParams) -> bool:
     """Whether the border is a thin ring: a seal's text and gaps lie a little way inside it,
     while the stroke of a big red letter O is still solid there."""
-    if region.shape == "rect":
+    if not region.shape.is_elliptic:
         return True
     insets = np.asarray(params.stroke_checks) * region.axes[1]
     return float(inset_coverages(region, ink, insets, params).min()) < params.solid_stroke
@@ -77,15 +77,15 @@ def interior_fill(fit: Fit, ink: np.ndarray, params: FindParams) -> float:
 
 def shape_name(fit: Fit, params: FindParams) -> Shape:
     """rect, or round when the ellipse is nearly a circle, else oval."""
-    if fit.shape == "rect":
-        return "rect"
-    return "round" if fit.axes[0] <= params.round_max_aspect * fit.axes[1] else "oval"
+    if fit.shape is Shape.RECT:
+        return Shape.RECT
+    return Shape.ROUND if fit.axes[0] <= params.round_max_aspect * fit.axes[1] else Shape.OVAL
 
 
 def plausible_size(fit: Fit, page: tuple[int, ...], params: FindParams) -> bool:
     """Big enough to be a seal on a page of this shape, and not too elongated for its shape."""
     a, b = fit.axes
-    limit = params.max_rect_aspect if fit.shape == "rect" else params.max_ellipse_aspect
+    limit = params.max_rect_aspect if fit.shape is Shape.RECT else params.max_ellipse_aspect
     big = 2.0 * b >= params.min_size_px and 2.0 * a >= params.min_page_share * max(page)
     return big and a <= limit * b
 
@@ -94,13 +94,13 @@ def _form_frame(fit: Fit, fill: float, visible: float, page: tuple[int, ...], pa
     """Whether a rectangle is a form's frame (a table): large, and whole inside the page or
     holding little ink. A rectangular seal that large is a close-up, which runs off the image
     and is filled with its big characters."""
-    large = fit.shape == "rect" and 2.0 * fit.axes[0] > params.max_whole_rect_share * max(page)
+    large = fit.shape is Shape.RECT and 2.0 * fit.axes[0] > params.max_whole_rect_share * max(page)
     return large and (visible == 1.0 or fill < params.min_large_rect_fill)
 
 
 def needed_coverage(fit: Fit, robust: bool, params: FindParams) -> float:
     """The share of the outline that must be inked: more for a fit found by RANSAC."""
-    plain = params.min_rect_coverage if fit.shape == "rect" else params.min_ellipse_coverage
+    plain = params.min_rect_coverage if fit.shape is Shape.RECT else params.min_ellipse_coverage
     return max(plain, params.robust_coverage) if robust else plain
 
 
@@ -130,7 +130,7 @@ def accept_quad(
 ) -> SealRegion | None:
     """The rectangular seal a quadrilateral border outlines (a seal photographed at a slant),
     reported as the rectangle around it, when its ink passes the checks; else None."""
-    fit = as_fit("rect", cv2.minAreaRect(quad.astype(np.float32)))
+    fit = as_fit(Shape.RECT, cv2.minAreaRect(quad.astype(np.float32)))
     fill = quad_fill(quad, ink, params.interior_scale)
     if not plausible_size(fit, ink.shape, params) or not params.min_ink_fill <= fill <= params.max_ink_fill:
         return None
@@ -146,4 +146,4 @@ def accept_quad(
     if inked < params.min_rect_coverage:
         return None
     box = box_of(fit, ink.shape[1], ink.shape[0])
-    return SealRegion("rect", fit.center, fit.axes, fit.angle_deg, box, visible < 1.0, inked)
+    return SealRegion(Shape.RECT, fit.center, fit.axes, fit.angle_deg, box, visible < 1.0, inked)

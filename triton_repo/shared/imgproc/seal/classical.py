@@ -73,7 +73,7 @@ def _interior(crop: SealCrop, band: Band, layout: RimLayout, params: ClassicalPa
     # A gap that holds the bottom-arc code stays out: the code has its own strip.
     rim = None if layout.code else (layout.rim.start / layout.width, layout.rim.length / layout.width)
     interior = inner_region(crop.gray, region, band, up, rim, params.inner)
-    return stretch_contrast(below_star(interior, params.inner) if region.shape == "round" else interior)
+    return stretch_contrast(below_star(interior, params.inner) if region.shape.has_star else interior)
 
 
 def _elliptic(crop: SealCrop, params: ClassicalParams, strip: StripParams) -> SealStrips:
@@ -98,7 +98,7 @@ def classical_strips(
     crop: SealCrop, params: ClassicalParams = DEFAULT_CLASSICAL, strip: StripParams = DEFAULT_STRIP
 ) -> SealStrips:
     """What to read of a seal by the classical path."""
-    if crop.region.shape == "rect":
+    if not crop.region.is_elliptic:
         return SealStrips(
             interiors=tuple(stretch_contrast(c) for c in rect_interior(crop.gray, crop.local, params.inner))
         )

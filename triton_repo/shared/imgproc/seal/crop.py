@@ -3,7 +3,9 @@ outline in crop pixels. Every later stage works on this crop, never on the whole
 
 The ink image (`ink.ink_gray_hsv`: red strokes dark, paper and other print white) and the
 ink mask (`ink.red_mask_hsv`) use saturation floors adapted to this seal's own ink
-(`ink.adapted_to`), so a faint impression keeps its thin strokes.
+(`ink.adapted_to`), so a faint impression keeps its thin strokes. A seal without colour (on a
+grey photocopy, found as a dark ring: see `grey`) has toner for ink: the ink image is the
+crop's brightness and the mask everything darker than paper.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
+from .grey import DEFAULT_GREY, GreyParams, is_grey, toner_mask
 from .ink import DEFAULT_INK, RedInkThresholds, adapted_to, ink_gray_hsv, red_mask_hsv, to_hsv
 from .shapes import SealRegion
 
@@ -47,18 +50,24 @@ def shifted(region: SealRegion, x0: int, y0: int) -> SealRegion:
     return replace(region, center=(x - x0, y - y0), box=(bx0 - x0, by0 - y0, bx1 - x0, by1 - y0))
 
 
+def _inks(crop: np.ndarray, ink: RedInkThresholds, grey: GreyParams) -> tuple[np.ndarray, np.ndarray]:
+    """The ink image and the ink mask of an RGB crop: of its red ink, or of its toner."""
+    hsv = to_hsv(crop)
+    if is_grey(hsv, grey):
+        return np.ascontiguousarray(hsv[..., 2]), toner_mask(hsv, grey)
+    local = adapted_to(hsv, ink)
+    return ink_gray_hsv(crop, hsv, local), red_mask_hsv(hsv, local)
+
+
 def cut_seal(
-    rgb: np.ndarray, region: SealRegion, ink: RedInkThresholds = DEFAULT_INK, margin: float = CROP_MARGIN
+    rgb: np.ndarray,
+    region: SealRegion,
+    ink: RedInkThresholds = DEFAULT_INK,
+    margin: float = CROP_MARGIN,
+    grey: GreyParams = DEFAULT_GREY,
 ) -> SealCrop:
     """The crop around one seal found on the RGB page."""
     x0, y0, x1, y1 = crop_box(region, rgb.shape, margin)
     crop = np.ascontiguousarray(rgb[y0:y1, x0:x1])
-    hsv = to_hsv(crop)
-    local = adapted_to(hsv, ink)
-    return SealCrop(
-        region=region,
-        local=shifted(region, x0, y0),
-        bgr=cv2.cvtColor(crop, cv2.COLOR_RGB2BGR),
-        gray=ink_gray_hsv(crop, hsv, local),
-        mask=red_mask_hsv(hsv, local),
-    )
+    gray, mask = _inks(crop, ink, grey)
+    return SealCrop(region, shifted(region, x0, y0), cv2.cvtColor(crop, cv2.COLOR_RGB2BGR), gray, mask)

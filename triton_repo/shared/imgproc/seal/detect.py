@@ -37,7 +37,7 @@ DEFAULT_DET = DetParams()
 def level_turn(region: SealRegion) -> float:
     """Degrees to turn a crop (clockwise on screen) so an oval's long axis is level, the way
     that turns least; 0 for round seals, whose axes say nothing."""
-    if region.shape != "oval":
+    if not region.shape.has_axes:
         return 0.0
     return -((region.angle_deg + 90.0) % 180.0 - 90.0)
 

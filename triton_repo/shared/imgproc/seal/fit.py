@@ -71,7 +71,7 @@ def box_of(fit: Fit, width: int, height: int) -> tuple[int, int, int, int]:
     theta = np.deg2rad(fit.angle_deg)
     cos, sin = abs(np.cos(theta)), abs(np.sin(theta))
     a, b = fit.axes
-    if fit.shape == "rect":
+    if fit.shape is Shape.RECT:
         half_x, half_y = a * cos + b * sin, a * sin + b * cos
     else:
         half_x, half_y = float(np.hypot(a * cos, b * sin)), float(np.hypot(a * sin, b * cos))
@@ -86,7 +86,7 @@ def render(fit: Fit, size: tuple[int, int], origin: tuple[int, int] = (0, 0)) ->
     canvas = np.zeros(size, np.uint8)
     center = (fit.center[0] - origin[0], fit.center[1] - origin[1])
     full = (fit.axes[0] * 2.0, fit.axes[1] * 2.0)
-    if fit.shape == "rect":
+    if fit.shape is Shape.RECT:
         corners = cv2.boxPoints((center, full, fit.angle_deg))
         cv2.fillPoly(canvas, [np.rint(corners).astype(np.int32)], 1)
     else:
@@ -117,7 +117,7 @@ def plain_fits(
 ) -> list[tuple[Fit, float]]:
     """The plain ellipse and rectangle fits of (x, y) page points with their IoU with the blob
     (a boolean canvas whose top-left pixel is `origin`), the better first."""
-    plain = [as_fit("oval", cv2.fitEllipse(points)), as_fit("rect", cv2.minAreaRect(points))]
+    plain = [as_fit(Shape.OVAL, cv2.fitEllipse(points)), as_fit(Shape.RECT, cv2.minAreaRect(points))]
     scored = [(fit, _blob_iou(fit, blob, origin, page)) for fit in plain]
     return sorted(scored, key=lambda item: item[1], reverse=True)
 
@@ -233,18 +233,18 @@ def ransac_ellipse(points: np.ndarray, ink: np.ndarray, params: FitParams) -> Fi
     # not an ellipse through the dense print inside a seal.
     near_best = np.nonzero(score >= score.max() - params.tie)[0]
     best = rows[near_best[np.argmax(rows[near_best, 2] * rows[near_best, 3])]]
-    return Fit("oval", (float(best[0]), float(best[1])), (float(best[2]), float(best[3])), float(best[4]))
+    return Fit(Shape.OVAL, (float(best[0]), float(best[1])), (float(best[2]), float(best[3])), float(best[4]))
 
 
 def refit(fit: Fit, points: np.ndarray, params: FitParams) -> Fit:
     """The least-squares ellipse of the points that agree with `fit` (itself when too few do)."""
     near = _inliers(fit, points, params)
-    return as_fit("oval", cv2.fitEllipse(points[near])) if near.sum() >= MIN_CONTOUR_POINTS else fit
+    return as_fit(Shape.OVAL, cv2.fitEllipse(points[near])) if near.sum() >= MIN_CONTOUR_POINTS else fit
 
 
 def fit_ellipse(points: np.ndarray, ink: np.ndarray, params: FitParams) -> Fit:
     """Least-squares ellipse, by RANSAC when too few points agree with it, refitted on inliers."""
-    fit = as_fit("oval", cv2.fitEllipse(points))
+    fit = as_fit(Shape.OVAL, cv2.fitEllipse(points))
     if _inliers(fit, points, params).mean() < params.min_inlier_fraction:
         fit = ransac_ellipse(points, ink, params) or fit
     return refit(fit, points, params)

@@ -54,7 +54,7 @@ def up_direction(region: SealRegion, band: Band, centre_share: float) -> np.ndar
     point = ellipse_offset_points(region.center, region.axes, region.angle_deg, t, np.array([inset]))[0]
     vector = point - np.asarray(region.center)
     vector = vector / max(float(np.linalg.norm(vector)), 1e-9)
-    if region.shape == "oval":  # an oval's text is centred on its short axis: snap to it
+    if region.shape.has_axes:  # an oval's text is centred on its short axis: snap to it
         minor = rotation(region.angle_deg) @ np.array([0.0, 1.0])
         vector = minor if float(minor @ vector) > 0 else -minor
     return vector
@@ -84,7 +84,7 @@ def _upright(image: np.ndarray, centre: np.ndarray, up: np.ndarray, size: tuple[
 def _axes_at(region: SealRegion, inset: float, up: np.ndarray) -> tuple[float, float]:
     """Horizontal and vertical semi-axes of the outline moved `inset` inwards, upright frame."""
     a, b = (max(axis - inset, MIN_SIDE_PX / 2.0) for axis in region.axes)
-    if region.shape == "round":
+    if not region.shape.has_axes:
         return a, b
     major = rotation(region.angle_deg) @ np.array([1.0, 0.0])
     return (b, a) if abs(float(major @ up)) > abs(float(major @ np.array([-up[1], up[0]]))) else (a, b)

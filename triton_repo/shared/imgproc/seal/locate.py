@@ -196,7 +196,7 @@ def _sides(
 
 def _axis_column(polar: Polar, region: SealRegion) -> float | None:
     """The polar map's column of an oval's short axis (either end), None for a round seal."""
-    if region.shape != "oval":
+    if not region.shape.has_axes:
         return None
     middle = (polar.frame.outer + polar.frame.inner) / 2.0
     return float(share_at(region, middle, np.array([np.pi / 2.0]))[0]) * polar.text.shape[1]
@@ -209,7 +209,7 @@ def up_vector(region: SealRegion, rim: TextArc) -> np.ndarray:
     t = float(parameter_at(region, inset, np.array([rim.centre]))[0])
     vector = rotation(region.angle_deg) @ np.array([region.axes[0] * np.cos(t), region.axes[1] * np.sin(t)])
     vector = vector / max(float(np.linalg.norm(vector)), 1e-9)
-    if region.shape == "oval":
+    if region.shape.has_axes:
         minor = rotation(region.angle_deg) @ np.array([0.0, 1.0])
         vector = minor if float(minor @ vector) > 0 else -minor
     return vector

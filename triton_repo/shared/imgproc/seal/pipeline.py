@@ -63,7 +63,7 @@ def _as_read(line: Decoded) -> Decoded:
 
 async def seal_strips(crop: SealCrop, models: SealModels, config: SealConfig) -> SealStrips:
     """What to read of one seal: located by the detector, else by the classical path."""
-    if crop.region.shape == "rect":
+    if not crop.region.is_elliptic:
         return classical_strips(crop, config.classical, config.strip)
     turn = level_turn(crop.local)
     output = await models.seal_text(seal_det_input(crop.bgr, turn, config.det))
@@ -165,7 +165,9 @@ def find_page_seals(rgb: np.ndarray, config: SealConfig = DEFAULT_CONFIG) -> lis
     """Every seal on an RGB page, largest first, cut from the white-balanced page."""
     balanced = white_balanced(rgb, config.find.balance)
     regions = find_seals(balanced, config.ink, config.find)
-    return [cut_seal(balanced, region, config.ink, config.crop_margin) for region in regions]
+    return [
+        cut_seal(balanced, region, config.ink, config.crop_margin, config.find.grey) for region in regions
+    ]
 
 
 async def read_page(

@@ -20,6 +20,8 @@ from imgproc.text import Decoded
 from imgproc.text.edit import levenshtein
 from imgproc.text.lexicon import is_chinese
 
+from .shapes import Shape
+
 # Rewrites a rim reading using its characters' alternatives (`imgproc.text.lexicon.correct`).
 Correct = Callable[[Decoded], Decoded]
 Line = tuple[str, float]
@@ -187,10 +189,10 @@ def repair_rim(line: Decoded, correct: Correct = _as_read, params: RepairParams 
     return Decoded(tuple(text), (corrected.score,) * len(text), length=corrected.length)
 
 
-def supervision_rim(shape: str, rim: str, inner: list[Line]) -> str:
+def supervision_rim(shape: Shape, rim: str, inner: list[Line]) -> str:
     """The rim of an invoice supervision seal (an oval with a 国家税务总局 line inside) is
     全国统一发票监制章; any other rim stays as read."""
-    if shape == "oval" and any(text in SUPERVISION_LINES for text, _ in inner):
+    if shape.has_axes and any(text in SUPERVISION_LINES for text, _ in inner):
         return STANDARD_RIMS[0]
     return rim
 

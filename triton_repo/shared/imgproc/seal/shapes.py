@@ -11,12 +11,36 @@ basis of both the border checks here and the unwrapping in `unwrap`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from enum import Enum
 
 import numpy as np
 
-Shape = Literal["round", "oval", "rect"]
 TWO_PI = 2.0 * np.pi
+
+
+class Shape(str, Enum):
+    """A seal's outline, and what it says about the seal's layout. Its value is the name the
+    API reports."""
+
+    ROUND = "round"
+    OVAL = "oval"
+    RECT = "rect"
+
+    @property
+    def is_elliptic(self) -> bool:
+        """Round and oval seals carry their rim text curved along the outline."""
+        return self is not Shape.RECT
+
+    @property
+    def has_axes(self) -> bool:
+        """An oval's axes say where its top is, up to a half turn: its text is centred on the
+        short axis. A circle's say nothing."""
+        return self is Shape.OVAL
+
+    @property
+    def has_star(self) -> bool:
+        """Round seals carry a star above their inner lines."""
+        return self is Shape.ROUND
 
 
 @dataclass(frozen=True)
@@ -34,7 +58,7 @@ class SealRegion:
     @property
     def is_elliptic(self) -> bool:
         """True for round and oval seals, whose rim text is curved."""
-        return self.shape != "rect"
+        return self.shape.is_elliptic
 
 
 def rotation(angle_deg: float) -> np.ndarray:
