@@ -62,7 +62,8 @@ class LocateParams:
     page_up_weight: float = 0.3  # an arc's length counts (1 + this * cos(angle from page up))
     edge_percentile: float = 10.0  # the band's outer and inner edges, robust to stray rows
     radial_pad: float = 0.12  # of the band height, added outside and inside
-    end_reach: float = 1.0  # an arc grows over text next to its ends by at most this (band heights)
+    end_reach: float = 1.0  # an arc grows over text next to its ends by at most this (band heights)...
+    gap_room: float = 0.4  # ...and, padded too, by at most this share of the gap it leaves
     angular_pad: float = 0.5  # of a character (a band height), added at both ends
 
 
@@ -257,12 +258,19 @@ def _arc(
     # Padded by part of a rim character (a code's digits are smaller, and its polygon as tight).
     character = (rows[1] - rows[0]) * polar.row_px
     extra = params.angular_pad * character / (arc_length(region, middle) / cols)
+    # ...but never past the middle of the gap: a rim that nearly closes would take in its other end.
+    extra = min(extra, _room(run, cols, params))
     band = Band(outer - params.radial_pad * height, inner + params.radial_pad * height)
     if run[1] - run[0] + 2.0 * extra >= cols:
         return TextArc(band, _column_share(polar, region, run[0], middle), 1.0, turned)
     start = _column_share(polar, region, run[0] - extra, middle)
     stop = _column_share(polar, region, run[1] + extra, middle)
     return TextArc(band, start, (stop - start) % 1.0, turned)
+
+
+def _room(run: Run, cols: int, params: LocateParams) -> float:
+    """How far an arc may grow at each end: short of the middle of the gap it leaves."""
+    return params.gap_room * max(0, cols - (run[1] - run[0]))
 
 
 def _band_cols(polar: Polar, region: SealRegion, rows: Run) -> float:
@@ -332,7 +340,10 @@ def locate_arcs(
     cols, band_cols = len(rim_cols), _band_cols(polar, region, rows)
     text_cols = cells[rows[0] : rows[1]].any(axis=0)
     reach = round(params.end_reach * band_cols)
-    arcs = [_grown(arc, text_cols, reach) for arc in _rim_arcs(rim_cols, polar, region, rows, params)]
+    arcs = [
+        _grown(arc, text_cols, min(reach, round(_room(arc, cols, params))))
+        for arc in _rim_arcs(rim_cols, polar, region, rows, params)
+    ]
     up_share = _page_up_share(region, polar.inset(rows[0]))
     rim = max(arcs, key=lambda run: _weight(run, cols, up_share, params))
     for arc in arcs:

@@ -6,8 +6,8 @@ likely. Names on seals and documents are made of ordinary words, so `correct` ch
 each character's alternatives (see `Decoded.alternatives`), the reading that maximises the
 sum of the characters' log probabilities plus `weight` for every character that continues a
 dictionary word (a word of n characters earns n - 1 times `weight`). A character that forms
-no word keeps its most probable reading, so a name the list does not know passes through
-unchanged unless the recogniser was unsure of it. A character that another recogniser read
+no word keeps what the line read there, so a name the list does not know passes through
+unchanged, whatever other readings saw there. A character that another recogniser read
 where this reading has none (`Decoded.insertions`: 晨 in 义乌光 against 义乌晨光) is put in
 when it completes a word, and never otherwise.
 
@@ -71,6 +71,7 @@ class _Slot:
     optional: bool
     step: int
     alternatives: tuple[Alternative, ...]
+    own: str = ""  # the character the line read here (none in a gap)
 
 
 # One chosen character: the character, its probability, its step and its alternatives.
@@ -96,7 +97,7 @@ def _slots(line: Decoded) -> list[_Slot]:
     for i, alternatives in enumerate(line.options()):
         between = (steps[i - 1] + steps[i]) // 2 if i else steps[i]
         slots.append(_Slot(_options(gaps[i]), True, between, gaps[i]))
-        slots.append(_Slot(_options(alternatives), False, steps[i], alternatives))
+        slots.append(_Slot(_options(alternatives), False, steps[i], alternatives, line.chars[i]))
     slots.append(_Slot(_options(gaps[-1]), True, steps[-1] if steps else 0, gaps[-1]))
     return slots
 
@@ -179,7 +180,9 @@ def correct(
         if slot.optional:
             _better(best, start + 1, here.score, here.chosen)  # nothing inserted
         else:
-            char = max(slot.options, key=lambda c: slot.options[c])
+            # Outside a word a character keeps its reading, even where another reading saw
+            # something surer there: the line was chosen as the surest whole.
+            char = slot.own if slot.own in slot.options else max(slot.options, key=lambda c: slot.options[c])
             _better(best, start + 1, here.score + _log(slot.options[char]), (*here.chosen, _pick(slot, char)))
         for stop, word in _words_from(start, slots, lexicon):
             score = here.score + sum(_log(prob) for _, prob, _, _ in word) + weight * (len(word) - 1)
