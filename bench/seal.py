@@ -20,9 +20,10 @@ ROUTE, MODEL = "/v1/seal", "seal"
 
 
 def page_with(seals: int) -> bytes:
+    """A plain scanned page (the style the earlier runs measured) with `seals` seals."""
     rng = np.random.default_rng(SEED)
     while True:  # the generator may fit fewer seals than asked; draw until it fits them all
-        page = generate_page(rng, seals, size=(1400, 1000))
+        page = generate_page(rng, seals, size=(1400, 1000), style="plain")
         if len(page.seals) == seals:
             return page.image_bytes
 
