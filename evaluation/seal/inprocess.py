@@ -20,18 +20,12 @@ from imgproc.seal.pipeline import SealReading, read_page
 from imgproc.seal.repair import Correct
 from imgproc.text import (
     Decoded,
-    apply_direction,
-    cls_preprocess,
-    crop_quad,
     ctc_decode_chars,
-    db_postprocess,
-    det_preprocess,
-    prepare_image,
     rec_preprocess,
-    sort_reading_order,
 )
 from imgproc.text.charset import load_charset
 from imgproc.text.lexicon import corrector
+from imgproc.text.lines import read_lines
 
 from evaluation.ocr import MODEL_FILE, onnx_session, run_session
 from evaluation.seal.scoring import FoundSeal
@@ -63,13 +57,16 @@ class OnnxSealModels:
         return ctc_decode_chars(run_session(session, batch), charset, alternatives)
 
     async def read_lines(self, image: np.ndarray) -> list[Line]:
-        working, _ = prepare_image(three_channels(image))
-        boxes, _ = db_postprocess(run_session(self.det, det_preprocess(working)), working.shape[:2])
-        crops = [crop_quad(working, box) for box in boxes[sort_reading_order(boxes)]]
-        if not crops:
-            return []
-        upright = apply_direction(crops, run_session(self.cls, cls_preprocess(crops)))
-        return [(line.text, line.score) for line in await self.recognise("text_recognition", upright, 0)]
+        async def detect(tensor: np.ndarray) -> np.ndarray:
+            return run_session(self.det, tensor)
+
+        async def classify(tensor: np.ndarray) -> np.ndarray:
+            return run_session(self.cls, tensor)
+
+        async def recognise(crops: list[np.ndarray]) -> list[Decoded]:
+            return await self.recognise("text_recognition", crops, 0)
+
+        return await read_lines(image, detect, classify, recognise)
 
 
 def rim_corrector(model_repository: Path = MODEL_REPOSITORY, config: SealConfig = DEFAULT_CONFIG) -> Correct:

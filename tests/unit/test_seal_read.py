@@ -15,10 +15,7 @@ from imgproc.seal.read import (
 )
 from imgproc.text import Decoded
 
-
-def decoded(text: str, *probs: float) -> Decoded:
-    """`text` read with the given per-character probabilities (one value: all of them)."""
-    return Decoded(tuple(text), probs if len(probs) == len(text) else probs * len(text))
+from tests.support.readings import decoded
 
 
 def options(line: Decoded) -> Decoded:

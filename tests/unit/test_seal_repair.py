@@ -18,10 +18,7 @@ from imgproc.seal.repair import (
 from imgproc.seal.shapes import Shape
 from imgproc.text import Decoded
 
-
-def decoded(text: str, *probs: float) -> Decoded:
-    """`text` read with the given per-character probabilities (one value: all of them)."""
-    return Decoded(tuple(text), probs if len(probs) == len(text) else probs * len(text))
+from tests.support.readings import decoded
 
 
 @pytest.mark.parametrize(

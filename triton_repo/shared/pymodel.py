@@ -20,15 +20,11 @@ from imgproc.text import (
     Decoded,
     apply_direction,
     cls_preprocess,
-    crop_quad,
     ctc_decode_chars,
-    db_postprocess,
-    det_preprocess,
-    prepare_image,
     rec_preprocess,
-    sort_reading_order,
 )
 from imgproc.text.charset import load_charset
+from imgproc.text.lines import read_lines as text_lines
 
 # The PP-OCR models' tensors, as their config.pbtxt (and the ONNX exports) name them.
 DIRECTION_MODEL = "text_direction"
@@ -189,20 +185,19 @@ async def recognise_chars(
 
 
 async def read_lines(image: np.ndarray, charset: Sequence[str]) -> list[tuple[str, float]]:
-    """Detect, order, straighten and recognise the text lines of an image; raises ModelCallError."""
-    working, _ = prepare_image(three_channels(image))
-    tensor = det_preprocess(working)
-    probabilities = await call_model_async(DETECTION_MODEL, {DETECTION_INPUT: tensor}, DETECTION_OUTPUT)
-    boxes, _ = db_postprocess(probabilities, working.shape[:2])
-    crops = [crop_quad(working, box) for box in boxes[sort_reading_order(boxes)]]
-    if not crops:
-        return []
-    scores = await call_model_async(
-        DIRECTION_MODEL, {DIRECTION_INPUT: cls_preprocess(crops)}, DIRECTION_OUTPUT
-    )
-    return [
-        (line.text, line.score) for line in await recognise_chars(apply_direction(crops, scores), charset)
-    ]
+    """Detect, order, straighten and recognise the text lines of an image through BLS
+    (`imgproc.text.lines.read_lines`); raises ModelCallError."""
+
+    async def detect(tensor: np.ndarray) -> np.ndarray:
+        return await call_model_async(DETECTION_MODEL, {DETECTION_INPUT: tensor}, DETECTION_OUTPUT)
+
+    async def classify(tensor: np.ndarray) -> np.ndarray:
+        return await call_model_async(DIRECTION_MODEL, {DIRECTION_INPUT: tensor}, DIRECTION_OUTPUT)
+
+    async def recognise(crops: list[np.ndarray]) -> list[Decoded]:
+        return await recognise_chars(crops, charset)
+
+    return await text_lines(image, detect, classify, recognise)
 
 
 def internal_error(message: str) -> Any:

@@ -74,13 +74,16 @@ def _blur(image: np.ndarray, sigma: float) -> np.ndarray:
     return cv2.GaussianBlur(image, (0, 0), sigma) if sigma > MIN_BLUR else image
 
 
-def _scan(rng: np.random.Generator, page: np.ndarray, size: tuple[int, int]) -> Captured:
+def _resized(page: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The page at `size` (as it is when already that size) and the matrix that took it there."""
     matrix = _scale((page.shape[1], page.shape[0]), size)
-    image = (
-        page
-        if size == (page.shape[1], page.shape[0])
-        else cv2.resize(page, size, interpolation=cv2.INTER_AREA)
-    )
+    if size == (page.shape[1], page.shape[0]):
+        return page, matrix
+    return cv2.resize(page, size, interpolation=cv2.INTER_AREA), matrix
+
+
+def _scan(rng: np.random.Generator, page: np.ndarray, size: tuple[int, int]) -> Captured:
+    image, matrix = _resized(page, size)
     image = _blur(image, rng.uniform(0.0, MAX_SCAN_BLUR))
     png = rng.random() < SCAN_PNG_PROBABILITY
     return Captured(image, matrix, None if png else int(rng.integers(*SCAN_JPEG_QUALITY)))
@@ -132,12 +135,7 @@ def _copy(rng: np.random.Generator, page: np.ndarray, size: tuple[int, int]) -> 
 
 
 def _digital(rng: np.random.Generator, page: np.ndarray, size: tuple[int, int]) -> Captured:
-    matrix = _scale((page.shape[1], page.shape[0]), size)
-    image = (
-        page
-        if size == (page.shape[1], page.shape[0])
-        else cv2.resize(page, size, interpolation=cv2.INTER_AREA)
-    )
+    image, matrix = _resized(page, size)
     return Captured(image, matrix, None)
 
 
