@@ -1,0 +1,157 @@
+"""Sending files: bounded concurrency, retries the service asks for, one outcome per file.
+
+Retried: 429 (overloaded) and 503 (Triton unavailable), after the `Retry-After` they carry;
+504 (Triton did not answer in time) and a lost connection, after an exponential back-off with
+jitter. Everything else is final: a 4xx will fail the same way again, and a 502 is a model
+failing on this file. After `RetryPolicy.attempts` tries the last answer stands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import mimetypes
+import random
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+RETRY_STATUSES = frozenset({429, 503, 504})
+NO_ANSWER = 0  # the status of a file that got no HTTP answer at all
+REQUEST_TIMEOUT_S = 300.0  # a many-page PDF on a busy CPU server takes minutes
+CONNECT_TIMEOUT_S = 10.0
+ERROR_TEXT_CHARS = 300  # of a non-JSON error body kept in the output
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how long to wait before sending a file again."""
+
+    attempts: int = 6
+    base_s: float = 0.5  # back-off of the first retry without Retry-After, doubled each time
+    cap_s: float = 30.0  # no wait is longer, whatever Retry-After says
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A file's final answer: the HTTP status (NO_ANSWER if none) and the JSON body."""
+
+    file: str
+    status: int
+    body: Any
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300
+
+    @property
+    def pages(self) -> int:
+        """Pages read: a PDF's page count, 1 for an image, 0 for a failure."""
+        if not self.ok:
+            return 0
+        pages = self.body.get("pages") if isinstance(self.body, dict) else None
+        return len(pages) if isinstance(pages, list) else 1
+
+    def record(self) -> dict[str, Any]:
+        """The output line: `{"file", "status", "result"}` or `{"file", "status", "error"}`."""
+        return {"file": self.file, "status": self.status, ("result" if self.ok else "error"): self.body}
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Seconds a `Retry-After` header asks for (delta-seconds or an HTTP date), or None."""
+    if not value:
+        return None
+    if value.strip().isdigit():
+        return float(value.strip())
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def retry_delay(response: httpx.Response | None, attempt: int, policy: RetryPolicy) -> float:
+    """How long to wait before try `attempt + 1`: what the service asked, else back-off."""
+    asked = _retry_after(response.headers.get("Retry-After")) if response is not None else None
+    if asked is not None:
+        return min(policy.cap_s, asked)
+    return min(policy.cap_s, policy.base_s * 2.0**attempt) * random.uniform(0.5, 1.0)
+
+
+def _error_body(response: httpx.Response) -> Any:
+    try:
+        body = response.json()
+    except ValueError:
+        return {"message": response.text[:ERROR_TEXT_CHARS]}
+    return body.get("error", body) if isinstance(body, dict) else body
+
+
+def outcome_of(path: Path, response: httpx.Response) -> Outcome:
+    """The outcome a response gives a file."""
+    if response.is_success:
+        return Outcome(str(path), response.status_code, response.json())
+    return Outcome(str(path), response.status_code, _error_body(response))
+
+
+def _content_type(path: Path) -> str:
+    return mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+
+
+async def send(
+    client: httpx.AsyncClient, endpoint: str, path: Path, policy: RetryPolicy, sleep: Sleep = asyncio.sleep
+) -> Outcome:
+    """Post one file as the multipart field `image`, retrying as the module says."""
+    data = path.read_bytes()
+    for attempt in range(policy.attempts):
+        last = attempt == policy.attempts - 1
+        try:
+            response = await client.post(endpoint, files={"image": (path.name, data, _content_type(path))})
+        except httpx.TransportError as exc:
+            if last:
+                message = f"{type(exc).__name__}: {exc}"
+                return Outcome(str(path), NO_ANSWER, {"code": "no_answer", "message": message})
+            await sleep(retry_delay(None, attempt, policy))
+            continue
+        if response.status_code not in RETRY_STATUSES or last:
+            return outcome_of(path, response)
+        await sleep(retry_delay(response, attempt, policy))
+    raise AssertionError("unreachable: the last attempt returns")  # pragma: no cover
+
+
+def headers(api_key: str | None) -> dict[str, str]:
+    """Request headers: the API key as a bearer token, when there is one."""
+    return {"Authorization": f"Bearer {api_key}"} if api_key else {}
+
+
+async def run(
+    client: httpx.AsyncClient,
+    endpoint: str,
+    files: Iterable[Path],
+    concurrency: int,
+    done: Callable[[Outcome], None],
+    policy: RetryPolicy = RetryPolicy(),
+) -> None:
+    """Send every file with at most `concurrency` in flight, calling `done` as each is settled."""
+    queue = iter(files)
+
+    async def worker() -> None:
+        for path in queue:  # one iterator shared by all workers: each file is taken once
+            done(await send(client, endpoint, path, policy))
+
+    await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
+
+
+def client_for(base_url: str, api_key: str | None, concurrency: int) -> httpx.AsyncClient:
+    """An HTTP client for the gateway at `base_url`, one connection per request in flight."""
+    return httpx.AsyncClient(
+        base_url=base_url,
+        headers=headers(api_key),
+        timeout=httpx.Timeout(REQUEST_TIMEOUT_S, connect=CONNECT_TIMEOUT_S),
+        limits=httpx.Limits(max_connections=max(1, concurrency)),
+    )

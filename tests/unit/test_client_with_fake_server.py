@@ -1,0 +1,169 @@
+"""The folder client's pure parts and its retry loop, against a fake HTTP server
+(httpx.MockTransport): which files it sends, what a resumed run skips, what it retries and how
+long it waits. The real stack is exercised in tests/integration/test_client.py."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import pytest
+
+from gateway.client.files import discover, settled
+from gateway.client.runner import NO_ANSWER, Outcome, RetryPolicy, retry_delay, run, send
+
+Handler = Callable[[httpx.Request], httpx.Response]
+
+
+def fake_server(answers: list[httpx.Response | Exception]) -> tuple[httpx.AsyncClient, list[httpx.Request]]:
+    """A client whose fake server gives `answers` in turn and records the requests."""
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    return httpx.AsyncClient(transport=httpx.MockTransport(handler), base_url="http://gw"), seen
+
+
+def send_with_fake_sleep(
+    client: httpx.AsyncClient, path: Path, attempts: int = 4
+) -> tuple[Outcome, list[float]]:
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    async def go() -> Outcome:
+        async with client:
+            return await send(client, "/v1/mnist", path, RetryPolicy(attempts=attempts, base_s=0.5), sleep)
+
+    return asyncio.run(go()), waits
+
+
+@pytest.fixture
+def image(tmp_path: Path) -> Path:
+    path = tmp_path / "a.png"
+    path.write_bytes(b"\x89PNG fake")
+    return path
+
+
+def test_discover_walks_folders_for_images_and_pdfs_and_keeps_named_files(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    for name in ("b.JPG", "sub/c.pdf", "sub/notes.txt", "a.png"):
+        (tmp_path / name).write_bytes(b"x")
+    named = tmp_path / "sub" / "notes.txt"
+    assert discover([tmp_path, named, tmp_path / "a.png"]) == [
+        tmp_path / "a.png",
+        tmp_path / "b.JPG",
+        tmp_path / "sub" / "c.pdf",
+        named,
+    ]
+
+
+def test_discover_refuses_a_missing_path(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        discover([tmp_path / "nope"])
+
+
+def test_settled_skips_final_answers_only_and_survives_a_cut_line(tmp_path: Path) -> None:
+    output = tmp_path / "out.jsonl"
+    lines = [
+        {"file": "ok.png", "status": 200, "result": {}},
+        {"file": "bad.png", "status": 415, "error": {}},
+        {"file": "busy.png", "status": 429, "error": {}},
+        {"file": "down.png", "status": 503, "error": {}},
+        {"file": "lost.png", "status": NO_ANSWER, "error": {}},
+    ]
+    output.write_text("".join(json.dumps(line) + "\n" for line in lines) + '{"file": "cut.png", "sta')
+    assert settled(output) == {"ok.png", "bad.png"}
+    assert settled(tmp_path / "absent.jsonl") == set()
+
+
+def test_429_is_retried_after_the_retry_after_it_carries(image: Path) -> None:
+    client, seen = fake_server(
+        [httpx.Response(429, headers={"Retry-After": "3"}, json={}), httpx.Response(200, json={"label": 7})]
+    )
+    outcome, waits = send_with_fake_sleep(client, image)
+    assert (outcome.status, outcome.body, waits, len(seen)) == (200, {"label": 7}, [3.0], 2)
+    assert seen[0].headers["content-type"].startswith("multipart/form-data")
+
+
+def test_503_and_lost_connections_are_retried_with_growing_back_off(image: Path) -> None:
+    client, _ = fake_server(
+        [
+            httpx.ConnectError("refused"),
+            httpx.Response(503, json={}),
+            httpx.Response(504, json={}),
+            httpx.Response(200, json={}),
+        ]
+    )
+    outcome, waits = send_with_fake_sleep(client, image)
+    assert outcome.ok and len(waits) == 3
+    assert 0.25 <= waits[0] <= 0.5 and 0.5 <= waits[1] <= 1.0 and 1.0 <= waits[2] <= 2.0
+
+
+def test_client_errors_and_model_failures_are_final(image: Path) -> None:
+    for status in (400, 413, 415, 422, 502):
+        client, seen = fake_server([httpx.Response(status, json={"error": {"status": status, "code": "x"}})])
+        outcome, waits = send_with_fake_sleep(client, image)
+        assert (outcome.status, outcome.body, waits, len(seen)) == (
+            status,
+            {"status": status, "code": "x"},
+            [],
+            1,
+        )
+        assert outcome.record() == {"file": str(image), "status": status, "error": outcome.body}
+
+
+def test_the_last_answer_stands_after_the_last_attempt(image: Path) -> None:
+    client, _ = fake_server([httpx.ConnectError("refused")] * 2)
+    outcome, waits = send_with_fake_sleep(client, image, attempts=2)
+    assert outcome.status == NO_ANSWER and outcome.body["code"] == "no_answer" and len(waits) == 1
+
+
+def test_retry_after_as_an_http_date_and_capped() -> None:
+    policy = RetryPolicy(cap_s=10.0)
+    far = httpx.Response(503, headers={"Retry-After": "Wed, 21 Oct 2099 07:28:00 GMT"})
+    assert retry_delay(far, 0, policy) == 10.0
+    assert retry_delay(httpx.Response(503, headers={"Retry-After": "0"}), 0, policy) == 0.0
+
+
+def test_pages_count_a_pdf_answer_by_its_pages() -> None:
+    assert Outcome("a.pdf", 200, {"pages": [{}, {}, {}]}).pages == 3
+    assert Outcome("a.png", 200, {"seals": []}).pages == 1
+    assert Outcome("a.png", 422, {}).pages == 0
+
+
+def test_run_sends_each_file_once_with_bounded_concurrency(tmp_path: Path) -> None:
+    files = [tmp_path / f"{i}.png" for i in range(9)]
+    for path in files:
+        path.write_bytes(b"x")
+    in_flight, most = 0, 0
+
+    async def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal in_flight, most
+        in_flight += 1
+        most = max(most, in_flight)
+        await asyncio.sleep(0.01)
+        in_flight -= 1
+        return httpx.Response(
+            200, json={"name": request.content.split(b'filename="')[1].split(b'"')[0].decode()}
+        )
+
+    async def go() -> list[Outcome]:
+        done: list[Outcome] = []
+        async with httpx.AsyncClient(transport=httpx.MockTransport(handler), base_url="http://gw") as client:
+            await run(client, "/v1/ocr", files, 3, done.append)
+        return done
+
+    outcomes = asyncio.run(go())
+    assert sorted(o.file for o in outcomes) == sorted(str(f) for f in files)
+    assert {o.body["name"] for o in outcomes} == {f.name for f in files}
+    assert most == 3
