@@ -15,6 +15,7 @@ from gateway.admission import AdmissionMiddleware, InFlightLimiter
 from gateway.docs import install_offline_docs
 from gateway.errors import install_error_handlers
 from gateway.metrics import GatewayMetrics, MetricsMiddleware
+from gateway.page import install_page
 from gateway.routers import health, mnist, ocr, seal
 from gateway.settings import Settings
 from gateway.triton import TritonClient
@@ -66,6 +67,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     install_error_handlers(app)
     install_offline_docs(app)
+    install_page(app)
     for router in (health.router, mnist.router, ocr.router, seal.router):
         app.include_router(router)
     return app

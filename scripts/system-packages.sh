@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Debian packages the project needs: fonts for the OCR and seal test corpora, docker-compose to
-# validate the compose file, wrk and h2load (nghttp2-client) for the benchmarks. Installs only
+# validate the compose file, wrk and h2load (nghttp2-client) for the benchmarks, chromium for the
+# page test (Playwright drives it; its own browser download is not reachable). Installs only
 # what is missing, so a prepared machine costs nothing and a fresh one gets everything.
 set -euo pipefail
-packages=(fonts-dejavu-core fonts-liberation fonts-noto-cjk fonts-wqy-zenhei docker-compose wrk nghttp2-client)
+packages=(fonts-dejavu-core fonts-liberation fonts-noto-cjk fonts-wqy-zenhei docker-compose wrk nghttp2-client chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

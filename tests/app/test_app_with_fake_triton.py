@@ -113,3 +113,13 @@ def test_rejections_are_counted_by_reason(client: TestClient) -> None:
     client.post("/v1/mnist", files={"image": ("d.png", b"", "image/png")})
     metrics = client.get("/metrics").text
     assert 'gateway_rejections_total{reason="empty_upload"} 1.0' in metrics
+
+
+def test_the_page_and_its_assets_are_served_by_the_gateway_itself(client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assets = [part.split('"')[0] for part in page.text.split('="/static/page/')[1:]]
+    assert sorted(assets) == ["page.css", "page.js"]
+    for asset in assets:
+        assert client.get(f"/static/page/{asset}").status_code == 200
+    assert "http" not in page.text.replace('href="/docs"', "")  # nothing from another host

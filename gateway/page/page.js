@@ -1,0 +1,173 @@
+// The try-it page: one file to one endpoint, the answer drawn on the picture.
+// Everything it loads comes from the gateway itself; it talks only to /v1/*.
+"use strict";
+
+const ENDPOINTS = { mnist: "/v1/mnist", ocr: "/v1/ocr", seal: "/v1/seal" };
+const KEY_STORE = "gateway-api-key";
+const $ = (id) => document.getElementById(id);
+
+function chosenTask() {
+  return document.querySelector('input[name="task"]:checked').value;
+}
+
+function chooseTaskFromAddress() {
+  const task = new URLSearchParams(window.location.search).get("task");
+  const radio = task && document.querySelector(`input[name="task"][value="${CSS.escape(task)}"]`);
+  if (radio) radio.checked = true;
+}
+
+function say(message, isError = false) {
+  $("status").textContent = message;
+  $("status").classList.toggle("error", isError);
+}
+
+function loadImage(file) {
+  // Browsers honour EXIF orientation when drawing an <img>, as the service does when reading.
+  return new Promise((resolve) => {
+    const image = new Image();
+    image.onload = () => resolve(image);
+    image.onerror = () => resolve(null);
+    image.src = URL.createObjectURL(file);
+  });
+}
+
+function drawPicture(image) {
+  const canvas = $("canvas");
+  if (!image) {
+    canvas.width = canvas.height = 0;
+    return null;
+  }
+  canvas.width = image.naturalWidth;
+  canvas.height = image.naturalHeight;
+  const context = canvas.getContext("2d");
+  context.drawImage(image, 0, 0);
+  context.lineWidth = Math.max(2, canvas.width / 400);
+  context.font = `${Math.max(14, Math.round(canvas.width / 45))}px "Noto Sans CJK SC", sans-serif`;
+  return context;
+}
+
+function label(context, text, x, y, colour) {
+  const height = parseInt(context.font, 10);
+  const width = context.measureText(text).width;
+  context.fillStyle = "rgba(255, 255, 255, 0.85)";
+  context.fillRect(x, y - height, width + 6, height + 4);
+  context.fillStyle = colour;
+  context.fillText(text, x + 3, y);
+}
+
+function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function showSeals(answer, context) {
+  for (const seal of answer.seals) {
+    const [x0, y0, x1, y1] = seal.box;
+    if (context) {
+      context.strokeStyle = "#0a6";
+      context.strokeRect(x0, y0, x1 - x0, y1 - y0);
+      label(context, seal.rim_text || "(no rim text)", x0, Math.max(y0 - 4, 20), "#064");
+    }
+    const block = element("div", "seal-text");
+    block.append(element("div", "rim", seal.rim_text || "(no rim text)"));
+    for (const line of seal.inner_texts) block.append(element("div", "inner", line.text));
+    for (const code of seal.codes) block.append(element("div", "code", code));
+    $("text").append(block);
+  }
+  if (!answer.seals.length) $("text").textContent = "No seal found.";
+}
+
+function showLines(answer, context) {
+  if (context) {
+    context.strokeStyle = "#06c";
+    for (const line of answer.lines) {
+      context.beginPath();
+      line.polygon.forEach(([x, y], i) => (i ? context.lineTo(x, y) : context.moveTo(x, y)));
+      context.closePath();
+      context.stroke();
+    }
+  }
+  $("text").textContent = answer.text || "No text found.";
+}
+
+function showDigit(answer, context) {
+  if (context) label(context, String(answer.label), 4, parseInt(context.font, 10) + 4, "#a11");
+  $("text").textContent = `Digit: ${answer.label}`;
+  answer.probabilities.forEach((p, digit) => {
+    const bar = element("div", "bar");
+    const fill = element("span", "fill");
+    fill.style.width = `${Math.round(p * 200)}px`;
+    bar.append(element("span", "", String(digit)), fill, element("span", "", p.toFixed(3)));
+    $("bars").append(bar);
+  });
+}
+
+function showPages(answer, show) {
+  // A PDF's answer: every page's reading, one after another (no picture to draw on).
+  for (const page of answer.pages) {
+    $("text").append(element("h3", "", `Page ${page.page}`));
+    show(page, null);
+  }
+}
+
+const SHOW = { mnist: showDigit, ocr: showLines, seal: showSeals };
+
+async function run(file) {
+  if (!file) return;
+  const task = chosenTask();
+  say(`Reading ${file.name || "the pasted image"}...`);
+  $("text").textContent = "";
+  $("bars").textContent = "";
+  const form = new FormData();
+  form.append("image", file, file.name || "pasted.png");
+  const key = $("key").value.trim();
+  const headers = key ? { Authorization: `Bearer ${key}` } : {};
+  const started = performance.now();
+  let response;
+  try {
+    response = await fetch(ENDPOINTS[task], { method: "POST", body: form, headers });
+  } catch (error) {
+    say(`The service did not answer: ${error.message}`, true);
+    return;
+  }
+  const seconds = ((performance.now() - started) / 1000).toFixed(2);
+  const answer = await response.json().catch(() => null);
+  $("key-label").classList.toggle("wanted", response.status === 401);
+  if (!response.ok) {
+    const message = answer && answer.error ? answer.error.message : response.statusText;
+    say(`${response.status}: ${message}${response.status === 401 ? " (enter an API key)" : ""}`, true);
+    return;
+  }
+  $("json").textContent = JSON.stringify(answer, null, 2);
+  $("result").hidden = false;
+  const context = drawPicture(file.type === "application/pdf" ? null : await loadImage(file));
+  if (answer.pages) showPages(answer, SHOW[task]);
+  else SHOW[task](answer, context);
+  say(`${task}: answered in ${seconds} s`);
+}
+
+function wire() {
+  chooseTaskFromAddress();
+  $("key").value = localStorage.getItem(KEY_STORE) || "";
+  $("key").addEventListener("change", () => localStorage.setItem(KEY_STORE, $("key").value.trim()));
+  $("file").addEventListener("change", () => run($("file").files[0]));
+  const drop = $("drop");
+  drop.addEventListener("dragover", (event) => {
+    event.preventDefault();
+    drop.classList.add("over");
+  });
+  drop.addEventListener("dragleave", () => drop.classList.remove("over"));
+  drop.addEventListener("drop", (event) => {
+    event.preventDefault();
+    drop.classList.remove("over");
+    run(event.dataTransfer.files[0]);
+  });
+  document.addEventListener("paste", (event) => {
+    const item = [...event.clipboardData.items].find((i) => i.kind === "file");
+    if (item) run(item.getAsFile());
+  });
+}
+
+wire();

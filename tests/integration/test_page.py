@@ -1,0 +1,117 @@
+"""The try-it page at `/` in a real browser (Debian's chromium driven by Playwright) against
+the real stack: a seal page and a text page uploaded through the file input, what is shown
+checked against what the API answers, the API's error message shown, no request leaving the
+host. Screenshots are kept in `test-artifacts/` for a person to look at."""
+
+from __future__ import annotations
+
+import io
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from evaluation.seal.dataset import generated_pages
+from tests.support.text_corpus import render_page
+
+pytestmark = pytest.mark.integration
+CHROMIUM = Path(
+    "/usr/bin/chromium"
+)  # Debian's (scripts/system-packages.sh); Playwright's own is not reachable
+# Flags for a closed network: no background services that phone home (see the env notes).
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+ANSWER_TIMEOUT_MS = 120_000
+SEAL_SEED = 20261124
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    assert CHROMIUM.exists(), "chromium is missing: run scripts/system-packages.sh"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: Browser, gateway_url: str) -> Iterator[tuple[Page, list[str]]]:
+    """A fresh page and the URL of every request it makes."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    yield page, requests
+    context.close()
+    hosts = {urlsplit(url).hostname for url in requests if not url.startswith(("blob:", "data:"))}
+    assert hosts <= {urlsplit(gateway_url).hostname}, f"requests left the host: {hosts}"
+
+
+def upload(page: Page, path: Path) -> None:
+    page.set_input_files("#file", str(path))
+    expect(page.locator("#status")).not_to_contain_text("Reading", timeout=ANSWER_TIMEOUT_MS)
+
+
+def test_a_seal_page_shows_its_seals_on_the_picture(
+    page: tuple[Page, list[str]], gateway_url: str, http: httpx.Client, tmp_path: Path
+) -> None:
+    browser_page, requests = page
+    truth = next(generated_pages(SEAL_SEED, 1, 0, style="plain"))
+    image = tmp_path / "contract.png"
+    image.write_bytes(truth.image)
+    browser_page.goto(f"{gateway_url}/?task=seal")
+    expect(browser_page.locator('input[value="seal"]')).to_be_checked()
+    upload(browser_page, image)
+    expect(browser_page.locator("#status")).to_contain_text("seal: answered in")
+    answer = http.post("/v1/seal", files={"image": ("contract.png", truth.image)}, timeout=300).json()
+    assert answer["seals"], "the generated page has a seal the service finds"
+    shown = browser_page.locator(".seal-text .rim").all_inner_texts()
+    assert shown == [seal["rim_text"] or "(no rim text)" for seal in answer["seals"]]
+    width, height = browser_page.eval_on_selector("#canvas", "c => [c.width, c.height]")
+    assert width > 0 and height > 0
+    assert any(url.endswith("/v1/seal") for url in requests)
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser_page.screenshot(path=str(ARTIFACTS / "page-seal.png"), full_page=True)
+
+
+def test_a_text_page_shows_selectable_text(
+    page: tuple[Page, list[str]], gateway_url: str, http: httpx.Client, tmp_path: Path
+) -> None:
+    browser_page, _ = page
+    rendered, _ = render_page(random.Random(7), "en")
+    buffer = io.BytesIO()
+    rendered.save(buffer, format="PNG")
+    image = tmp_path / "letter.png"
+    image.write_bytes(buffer.getvalue())
+    browser_page.goto(f"{gateway_url}/?task=ocr")
+    upload(browser_page, image)
+    expect(browser_page.locator("#status")).to_contain_text("ocr: answered in")
+    answer = http.post("/v1/ocr", files={"image": ("letter.png", buffer.getvalue())}, timeout=300).json()
+    assert answer["text"]
+    assert browser_page.locator("#text").inner_text() == answer["text"]
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser_page.screenshot(path=str(ARTIFACTS / "page-ocr.png"), full_page=True)
+
+
+def test_an_api_error_is_shown_as_the_api_says_it(
+    page: tuple[Page, list[str]], gateway_url: str, tmp_path: Path
+) -> None:
+    browser_page, _ = page
+    junk = tmp_path / "notes.png"
+    junk.write_bytes(b"this is not an image")
+    browser_page.goto(f"{gateway_url}/?task=mnist")
+    upload(browser_page, junk)
+    expect(browser_page.locator("#status")).to_have_class("error")
+    expect(browser_page.locator("#status")).to_contain_text("415:")
