@@ -132,28 +132,35 @@ class ModelCallError(RuntimeError):
     """A model called through BLS answered with an error."""
 
 
-def _request(model_name: str, inputs: dict[str, np.ndarray], output: str) -> Any:
+def _request(model_name: str, inputs: dict[str, np.ndarray], outputs: Sequence[str]) -> Any:
     return pb_utils.InferenceRequest(
         model_name=model_name,
-        requested_output_names=[output],
+        requested_output_names=list(outputs),
         inputs=[pb_utils.Tensor(name, value) for name, value in inputs.items()],
     )
 
 
-def _output(result: Any, model_name: str, output: str) -> np.ndarray:
+def _outputs(result: Any, model_name: str, outputs: Sequence[str]) -> dict[str, np.ndarray]:
     if result.has_error():  # checked right after this call, on this response
         raise ModelCallError(f"{model_name}: {result.error().message()}")
-    return pb_utils.get_output_tensor_by_name(result, output).as_numpy()
+    return {name: pb_utils.get_output_tensor_by_name(result, name).as_numpy() for name in outputs}
 
 
 def call_model(model_name: str, inputs: dict[str, np.ndarray], output: str) -> np.ndarray:
     """Run another Triton model through BLS and return one output; raises ModelCallError."""
-    return _output(_request(model_name, inputs, output).exec(), model_name, output)
+    return _outputs(_request(model_name, inputs, [output]).exec(), model_name, [output])[output]
 
 
 async def call_model_async(model_name: str, inputs: dict[str, np.ndarray], output: str) -> np.ndarray:
     """`call_model` without blocking: other calls of this model instance go on meanwhile."""
-    return _output(await _request(model_name, inputs, output).async_exec(), model_name, output)
+    return (await call_model_outputs(model_name, inputs, [output]))[output]
+
+
+async def call_model_outputs(
+    model_name: str, inputs: dict[str, np.ndarray], outputs: Sequence[str]
+) -> dict[str, np.ndarray]:
+    """Several outputs of another Triton model, without blocking; raises ModelCallError."""
+    return _outputs(await _request(model_name, inputs, outputs).async_exec(), model_name, outputs)
 
 
 def upright(crops: list[np.ndarray]) -> list[np.ndarray]:

@@ -1,0 +1,9 @@
+"""ocr_document (BLS): a PDF in, the `ocr` model's answer for every page (see pydocument)."""
+
+from __future__ import annotations
+
+from pydocument import DocumentModel
+
+
+class TritonPythonModel(DocumentModel):
+    """pydocument.DocumentModel; config.pbtxt names the page model and the rendering caps."""
