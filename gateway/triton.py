@@ -3,14 +3,21 @@
 This is the only module that talks to Triton. tritonclient's errors are translated into the
 gateway's own at this boundary (`raise Ours(...) from exc`):
 
-    StatusCode.INVALID_ARGUMENT             -> InvalidImage        422
+    StatusCode.INVALID_ARGUMENT             -> InvalidImage        422  (the model's own message)
     "maximum queue size" / RESOURCE_EXHAUSTED -> Overloaded        429
     StatusCode.DEADLINE_EXCEEDED            -> UpstreamTimeout     504
+    StatusCode.INTERNAL, UNKNOWN            -> UpstreamError       502  (a model failed: retrying
+                                                                        will not help)
     anything else (UNAVAILABLE, NOT_FOUND, ...) -> TritonUnavailable 503
+
+Only an invalid argument's message reaches the client: the python models word those
+themselves (`pymodel.failed`). Anything else Triton says may hold exception text from inside a
+model, so the client gets a fixed message and the gateway's log the rest.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -21,9 +28,17 @@ import numpy.typing as npt
 import tritonclient.grpc.aio as grpcclient
 from tritonclient.utils import InferenceServerException
 
-from gateway.errors import GatewayError, InvalidImage, Overloaded, TritonUnavailable, UpstreamTimeout
+from gateway.errors import (
+    GatewayError,
+    InvalidImage,
+    Overloaded,
+    TritonUnavailable,
+    UpstreamError,
+    UpstreamTimeout,
+)
 from gateway.metrics import GatewayMetrics
 
+logger = logging.getLogger(__name__)
 IMAGE_INPUT = "IMAGE"
 # Keep idle HTTP/2 connections to Triton alive through proxies and detect dead peers.
 CHANNEL_ARGS = [
@@ -32,6 +47,12 @@ CHANNEL_ARGS = [
     ("grpc.keepalive_permit_without_calls", 1),
     ("grpc.max_send_message_length", 64 * 1024 * 1024),
     ("grpc.max_receive_message_length", 64 * 1024 * 1024),
+    # Reconnect to a Triton that went away within about a second of its return: gRPC's
+    # default back-off grows to two minutes, which kept answering 503 for 8-10 s after
+    # a restarted Triton was ready again.
+    ("grpc.initial_reconnect_backoff_ms", 250),
+    ("grpc.min_reconnect_backoff_ms", 250),
+    ("grpc.max_reconnect_backoff_ms", 1000),
 ]
 Parameters = Mapping[str, str | int | bool]
 
@@ -51,10 +72,13 @@ def translate(exc: InferenceServerException, retry_after_s: int) -> GatewayError
     if status.endswith("INVALID_ARGUMENT"):
         return InvalidImage(message)
     if status.endswith("RESOURCE_EXHAUSTED") or "maximum queue size" in message:
-        return Overloaded(f"the inference server is overloaded: {message}", retry_after_s=retry_after_s)
+        return Overloaded("the inference server is overloaded", retry_after_s=retry_after_s)
     if status.endswith("DEADLINE_EXCEEDED"):
         return UpstreamTimeout("the inference server did not answer in time")
-    return TritonUnavailable(f"the inference server is unavailable: {message}", retry_after_s=retry_after_s)
+    if status.endswith(("INTERNAL", "UNKNOWN")):
+        logger.warning("a model failed: %s %s", status, message)  # the client gets no detail
+        return UpstreamError("the model failed on this request")
+    return TritonUnavailable("the inference server is unavailable", retry_after_s=retry_after_s)
 
 
 class TritonClient:
