@@ -14,6 +14,7 @@ from fastapi import FastAPI
 from gateway.admission import AdmissionMiddleware, InFlightLimiter
 from gateway.docs import install_offline_docs
 from gateway.errors import install_error_handlers
+from gateway.lifecycle import CloseWhileDraining, Lifecycle
 from gateway.metrics import GatewayMetrics, MetricsMiddleware
 from gateway.routers import health, mnist, ocr, seal
 from gateway.settings import Settings
@@ -33,11 +34,14 @@ class State(TypedDict):
     metrics: GatewayMetrics
     triton: TritonClient
     limiter: InFlightLimiter
+    lifecycle: Lifecycle
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """Build the ASGI app; resources are opened by its lifespan, not here."""
+def create_app(settings: Settings | None = None, lifecycle: Lifecycle | None = None) -> FastAPI:
+    """Build the ASGI app; resources are opened by its lifespan, not here. `lifecycle` is
+    shared with the server that runs it (see gateway.lifecycle)."""
     settings = settings or Settings()
+    lifecycle = lifecycle or Lifecycle()
     metrics = GatewayMetrics()
 
     @asynccontextmanager
@@ -47,7 +51,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         limiter = InFlightLimiter(settings.max_in_flight, settings.retry_after_s)
         try:
-            yield State(settings=settings, metrics=metrics, triton=triton, limiter=limiter)
+            yield State(
+                settings=settings, metrics=metrics, triton=triton, limiter=limiter, lifecycle=lifecycle
+            )
         finally:
             await triton.close()
 
@@ -64,6 +70,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.add_middleware(AdmissionMiddleware)  # inside the metrics, so refusals are timed too
     app.add_middleware(MetricsMiddleware, metrics=metrics)
+    app.add_middleware(CloseWhileDraining, lifecycle=lifecycle)
     install_error_handlers(app)
     install_offline_docs(app)
     for router in (health.router, mnist.router, ocr.router, seal.router):

@@ -22,6 +22,12 @@ class Settings(BaseSettings):
     ready_models: tuple[str, ...] = Field(
         ("mnist", "ocr", "ocr_line", "seal"), description="models /readyz requires"
     )
+    drain_s: float = Field(
+        1.0, ge=0, description="after SIGTERM, readiness is 503 this long before accepting stops"
+    )
+    shutdown_grace_s: float = Field(
+        30.0, gt=0, description="how long requests in flight may take to finish at shutdown"
+    )
 
     @field_validator("triton_url")
     @classmethod
