@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from types import FrameType
 
 from gateway.local_triton import PROJECT_ROOT, TRITON_REPO, LocalTriton, TritonStartError, only_models
+from gateway.requestid import install_log_request_ids
 from gateway.server import run_gateway
 from gateway.settings import Settings
 from gateway.supervisor import TritonSupervisor
@@ -91,7 +92,9 @@ def models() -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s [%(request_id)s]: %(message)s")
+    for handler in logging.getLogger().handlers:
+        install_log_request_ids(handler)
     args = _parser().parse_args(argv)
     return serve(args) if args.command == "serve" else models()
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -28,6 +30,8 @@ class Settings(BaseSettings):
     shutdown_grace_s: float = Field(
         30.0, gt=0, description="how long requests in flight may take to finish at shutdown"
     )
+    api_keys: tuple[str, ...] = Field((), description="keys /v1/* accepts as Bearer (none: open)")
+    api_keys_file: Path | None = Field(None, description="a file of more keys, one per line")
 
     @field_validator("triton_url")
     @classmethod

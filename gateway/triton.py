@@ -37,6 +37,7 @@ from gateway.errors import (
     UpstreamTimeout,
 )
 from gateway.metrics import GatewayMetrics
+from gateway.requestid import current_request_id
 
 logger = logging.getLogger(__name__)
 IMAGE_INPUT = "IMAGE"
@@ -59,11 +60,13 @@ Parameters = Mapping[str, str | int | bool]
 
 @dataclass(frozen=True)
 class Inference:
-    """The named output arrays of one inference, and which model version produced them."""
+    """The named output arrays of one inference, which model version produced them, and the
+    request id Triton answered under (the gateway's X-Request-ID)."""
 
     model: str
     version: str
     outputs: dict[str, npt.NDArray[Any]]
+    request_id: str = ""
 
 
 def translate(exc: InferenceServerException, retry_after_s: int) -> GatewayError:
@@ -105,6 +108,7 @@ class TritonClient:
                 outputs=requested,
                 client_timeout=self._timeout_s,
                 parameters=dict(parameters) if parameters else None,
+                request_id=current_request_id.get(),  # Triton's log and errors name it
             )
         except InferenceServerException as exc:
             error = translate(exc, self._retry_after_s)
@@ -114,7 +118,7 @@ class TritonClient:
             self._metrics.triton_duration.labels(model, outcome).observe(time.perf_counter() - start)
         response = result.get_response()
         arrays = {name: result.as_numpy(name) for name in outputs}
-        return Inference(response.model_name, response.model_version, arrays)
+        return Inference(response.model_name, response.model_version, arrays, response.id)
 
     async def ready(self, models: Sequence[str]) -> list[str]:
         """The reasons Triton is not ready to serve `models` (empty when it is)."""
