@@ -1,11 +1,12 @@
 """Run the benchmarks against a fresh local stack and print Markdown for BENCHMARKS.md.
 
-.venv/bin/python -m bench [app|frontdoor|ocr|seal ...] [--requests N] [--duration S] [--rounds R]
+.venv/bin/python -m bench [app|frontdoor|ocr|seal|soak ...] [--requests N] [--duration S] [--rounds R]
                           [--levels 1,4,16,64] [--workers W] [--split-cores]
-                          [--out DIR]
+                          [--soak-seconds S] [--out DIR]
 
-With no suite named, all run. `app` needs no server (the gateway's own CPU per request, Triton
-faked); `frontdoor` also writes its plot to DIR/frontdoor.png.
+With no suite named, all but `soak` run (ten minutes per route by default: run it on purpose).
+`app` needs no server (the gateway's own CPU per request, Triton faked); `frontdoor` also
+writes its plot to DIR/frontdoor.png.
 """
 
 from __future__ import annotations
@@ -14,18 +15,21 @@ import argparse
 import sys
 from pathlib import Path
 
-from bench import app_overhead, frontdoor, ocr, seal
+from bench import app_overhead, frontdoor, ocr, seal, soak
 from bench.serving import local_stack, split_cores
 from tests.support.digits import load_mnist
 
-STACK_SUITES = ("frontdoor", "ocr", "seal")  # these need a running Triton and gateway
+STACK_SUITES = ("frontdoor", "ocr", "seal", "soak")  # these need a running Triton and gateway
 SUITES = ("app", *STACK_SUITES)
+DEFAULT_SUITES = SUITES[:-1]
 FRONTDOOR_DIGIT = 0  # the first held-out test digit; no model or threshold was tuned on it
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bench")
-    parser.add_argument("suites", nargs="*", metavar="{app,frontdoor,ocr,seal}", help="default: all")
+    parser.add_argument(
+        "suites", nargs="*", metavar="{app,frontdoor,ocr,seal,soak}", help="default: all but soak"
+    )
     parser.add_argument("--requests", type=int, default=24, help="ocr/seal: requests per level or page")
     parser.add_argument("--duration", type=int, default=5, help="frontdoor: whole seconds per run (wrk)")
     parser.add_argument("--rounds", type=int, default=3, help="frontdoor: runs per path and level")
@@ -36,6 +40,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--split-cores", action="store_true", help="Triton on half the CPUs, gateway and load on the rest"
     )
+    parser.add_argument("--soak-seconds", type=int, default=600, help="soak: seconds per route")
     parser.add_argument("--out", type=Path, default=Path("bench/results"))
     return parser
 
@@ -45,7 +50,7 @@ def main() -> int:
     args = parser.parse_args()
     if unknown := set(args.suites) - set(SUITES):
         parser.error(f"unknown suite(s): {', '.join(sorted(unknown))}")
-    suites = args.suites or SUITES
+    suites = args.suites or DEFAULT_SUITES
     images, _ = load_mnist("test")
     digit = frontdoor.digit_png(images[FRONTDOOR_DIGIT])
     if "app" in suites:
@@ -62,7 +67,9 @@ def main() -> int:
         if "ocr" in suites:
             print(ocr.run(stack, args.requests), "\n", flush=True)
         if "seal" in suites:
-            print(seal.run(stack, args.requests), flush=True)
+            print(seal.run(stack, args.requests), "\n", flush=True)
+        if "soak" in suites:
+            print(soak.run(stack, digit, soak.ocr_page(), args.soak_seconds), flush=True)
     return 0
 
 

@@ -15,9 +15,11 @@ import sys
 from collections.abc import Iterator, Sequence
 from types import FrameType
 
-import uvicorn
-
-from gateway.local_triton import PROJECT_ROOT, TRITON_REPO, LocalTriton, TritonStartError
+from gateway.local_triton import PROJECT_ROOT, TRITON_REPO, LocalTriton, TritonStartError, only_models
+from gateway.requestid import install_log_request_ids
+from gateway.server import run_gateway
+from gateway.settings import Settings
+from gateway.supervisor import TritonSupervisor
 
 logger = logging.getLogger("gateway")
 CACHE_DIR = PROJECT_ROOT / ".cache"
@@ -31,18 +33,25 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8080)
     serve.add_argument("--triton-url", help="use this Triton (gRPC host:port) instead of starting one")
     serve.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
+    serve.add_argument(
+        "--models", help="comma-separated: load only these models into the local Triton (default all)"
+    )
     commands.add_parser("models", help="download and verify the third-party ONNX models")
     return parser
 
 
 @contextlib.contextmanager
-def _triton(url: str | None) -> Iterator[str]:
-    """Yield the gRPC URL of the Triton to use, starting (and finally stopping) a local one."""
+def _triton(url: str | None, models: str | None) -> Iterator[str]:
+    """Yield the gRPC URL of the Triton to use, starting (and finally stopping) a local one,
+    restarted whenever it dies (gateway.supervisor)."""
     if url:
         yield url
         return
-    with LocalTriton() as triton:
-        print(f"Triton  : http {triton.http_url}  grpc {triton.grpc_url}  log {triton.log_path}")  # noqa: T201
+    extra_args = only_models(models.split(",")) if models else ()
+    with TritonSupervisor(LocalTriton(extra_args=extra_args)) as supervisor:
+        triton = supervisor.triton
+        urls = f"http {triton.http_url}  grpc {triton.grpc_url}"
+        print(f"Triton  : {urls}  pid {triton.pid}  log {triton.log_path}")  # noqa: T201
         yield triton.grpc_url
 
 
@@ -51,7 +60,7 @@ def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
 
 
 def serve(args: argparse.Namespace) -> int:
-    """Run until SIGINT/SIGTERM; uvicorn handles the signal, then Triton is stopped.
+    """Run until SIGINT/SIGTERM; the gateway drains (gateway.server), then Triton is stopped.
 
     uvicorn re-raises the signal it caught once it has shut down. SIGTERM's default action
     would then kill this process on the spot and orphan Triton, so SIGTERM (what Docker and
@@ -59,20 +68,11 @@ def serve(args: argparse.Namespace) -> int:
     """
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
-        with _triton(args.triton_url) as url:
+        with _triton(args.triton_url, args.models) as url:
             # Settings come from the environment, so worker processes see the same values.
             os.environ["GATEWAY_TRITON_URL"] = url
             print(f"Gateway : http://{args.host}:{args.port}  (docs at /docs)")  # noqa: T201
-            uvicorn.run(
-                "gateway.main:create_app",
-                factory=True,
-                host=args.host,
-                port=args.port,
-                workers=args.workers,
-                loop="uvloop",
-                http="httptools",
-                access_log=False,
-            )
+            run_gateway(args.host, args.port, args.workers, Settings())
     except TritonStartError as exc:
         logger.error("%s", exc)
         return 1
@@ -92,7 +92,9 @@ def models() -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s [%(request_id)s]: %(message)s")
+    for handler in logging.getLogger().handlers:
+        install_log_request_ids(handler)
     args = _parser().parse_args(argv)
     return serve(args) if args.command == "serve" else models()
 

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from gateway.lifecycle import Lifecycle
 from gateway.metrics import GatewayMetrics, route_template
 from gateway.settings import Settings
 from gateway.triton import TritonClient
@@ -25,6 +26,11 @@ async def get_triton(request: Request) -> TritonClient:
     return triton
 
 
+async def get_lifecycle(request: Request) -> Lifecycle:
+    lifecycle: Lifecycle = request.state.lifecycle
+    return lifecycle
+
+
 async def get_metrics(request: Request) -> GatewayMetrics:
     metrics: GatewayMetrics = request.state.metrics
     return metrics
@@ -33,6 +39,7 @@ async def get_metrics(request: Request) -> GatewayMetrics:
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 TritonDep = Annotated[TritonClient, Depends(get_triton)]
 MetricsDep = Annotated[GatewayMetrics, Depends(get_metrics)]
+LifecycleDep = Annotated[Lifecycle, Depends(get_lifecycle)]
 
 
 async def image_upload(request: Request) -> ImageUpload:

@@ -8,7 +8,7 @@
     │   ├── MissingField           422 missing_field
     │   ├── InvalidImage           422 invalid_image    (also Triton's INVALID_ARG)
     │   └── Overloaded             429 overloaded       (with Retry-After)
-    └── UpstreamError (5xx)
+    └── UpstreamError              502 upstream_error   (a model failed on the request)
         ├── TritonUnavailable      503 triton_unavailable
         └── UpstreamTimeout        504 upstream_timeout
 

@@ -12,10 +12,13 @@ from typing import TypedDict
 from fastapi import FastAPI
 
 from gateway.admission import AdmissionMiddleware, InFlightLimiter
+from gateway.auth import ApiKeyMiddleware, install_api_key_docs, load_keys
 from gateway.docs import install_offline_docs
 from gateway.errors import install_error_handlers
+from gateway.lifecycle import CloseWhileDraining, Lifecycle
 from gateway.metrics import GatewayMetrics, MetricsMiddleware
 from gateway.page import install_page
+from gateway.requestid import RequestIdMiddleware
 from gateway.routers import health, mnist, ocr, seal
 from gateway.settings import Settings
 from gateway.triton import TritonClient
@@ -34,11 +37,14 @@ class State(TypedDict):
     metrics: GatewayMetrics
     triton: TritonClient
     limiter: InFlightLimiter
+    lifecycle: Lifecycle
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """Build the ASGI app; resources are opened by its lifespan, not here."""
+def create_app(settings: Settings | None = None, lifecycle: Lifecycle | None = None) -> FastAPI:
+    """Build the ASGI app; resources are opened by its lifespan, not here. `lifecycle` is
+    shared with the server that runs it (see gateway.lifecycle)."""
     settings = settings or Settings()
+    lifecycle = lifecycle or Lifecycle()
     metrics = GatewayMetrics()
 
     @asynccontextmanager
@@ -48,7 +54,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         limiter = InFlightLimiter(settings.max_in_flight, settings.retry_after_s)
         try:
-            yield State(settings=settings, metrics=metrics, triton=triton, limiter=limiter)
+            yield State(
+                settings=settings, metrics=metrics, triton=triton, limiter=limiter, lifecycle=lifecycle
+            )
         finally:
             await triton.close()
 
@@ -63,11 +71,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # only cost a provider lookup per request.
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
-    app.add_middleware(AdmissionMiddleware)  # inside the metrics, so refusals are timed too
+    # Outermost last: an id on every response; refusals timed; no slot for a request without a key.
+    app.add_middleware(AdmissionMiddleware)
+    app.add_middleware(ApiKeyMiddleware, keys=load_keys(settings.api_keys, settings.api_keys_file))
     app.add_middleware(MetricsMiddleware, metrics=metrics)
+    app.add_middleware(CloseWhileDraining, lifecycle=lifecycle)
+    app.add_middleware(RequestIdMiddleware)
     install_error_handlers(app)
     install_offline_docs(app)
     install_page(app)
+    install_api_key_docs(app)
     for router in (health.router, mnist.router, ocr.router, seal.router):
         app.include_router(router)
     return app

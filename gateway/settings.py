@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -22,6 +24,14 @@ class Settings(BaseSettings):
     ready_models: tuple[str, ...] = Field(
         ("mnist", "ocr", "ocr_line", "seal"), description="models /readyz requires"
     )
+    drain_s: float = Field(
+        1.0, ge=0, description="after SIGTERM, readiness is 503 this long before accepting stops"
+    )
+    shutdown_grace_s: float = Field(
+        30.0, gt=0, description="how long requests in flight may take to finish at shutdown"
+    )
+    api_keys: tuple[str, ...] = Field((), description="keys /v1/* accepts as Bearer (none: open)")
+    api_keys_file: Path | None = Field(None, description="a file of more keys, one per line")
 
     @field_validator("triton_url")
     @classmethod

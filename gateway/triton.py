@@ -3,14 +3,21 @@
 This is the only module that talks to Triton. tritonclient's errors are translated into the
 gateway's own at this boundary (`raise Ours(...) from exc`):
 
-    StatusCode.INVALID_ARGUMENT             -> InvalidImage        422
+    StatusCode.INVALID_ARGUMENT             -> InvalidImage        422  (the model's own message)
     "maximum queue size" / RESOURCE_EXHAUSTED -> Overloaded        429
     StatusCode.DEADLINE_EXCEEDED            -> UpstreamTimeout     504
+    StatusCode.INTERNAL, UNKNOWN            -> UpstreamError       502  (a model failed: retrying
+                                                                        will not help)
     anything else (UNAVAILABLE, NOT_FOUND, ...) -> TritonUnavailable 503
+
+Only an invalid argument's message reaches the client: the python models word those
+themselves (`pymodel.failed`). Anything else Triton says may hold exception text from inside a
+model, so the client gets a fixed message and the gateway's log the rest.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -21,9 +28,18 @@ import numpy.typing as npt
 import tritonclient.grpc.aio as grpcclient
 from tritonclient.utils import InferenceServerException
 
-from gateway.errors import GatewayError, InvalidImage, Overloaded, TritonUnavailable, UpstreamTimeout
+from gateway.errors import (
+    GatewayError,
+    InvalidImage,
+    Overloaded,
+    TritonUnavailable,
+    UpstreamError,
+    UpstreamTimeout,
+)
 from gateway.metrics import GatewayMetrics
+from gateway.requestid import current_request_id
 
+logger = logging.getLogger(__name__)
 IMAGE_INPUT = "IMAGE"
 # Keep idle HTTP/2 connections to Triton alive through proxies and detect dead peers.
 CHANNEL_ARGS = [
@@ -32,17 +48,25 @@ CHANNEL_ARGS = [
     ("grpc.keepalive_permit_without_calls", 1),
     ("grpc.max_send_message_length", 64 * 1024 * 1024),
     ("grpc.max_receive_message_length", 64 * 1024 * 1024),
+    # Reconnect to a Triton that went away within about a second of its return: gRPC's
+    # default back-off grows to two minutes, which kept answering 503 for 8-10 s after
+    # a restarted Triton was ready again.
+    ("grpc.initial_reconnect_backoff_ms", 250),
+    ("grpc.min_reconnect_backoff_ms", 250),
+    ("grpc.max_reconnect_backoff_ms", 1000),
 ]
 Parameters = Mapping[str, str | int | bool]
 
 
 @dataclass(frozen=True)
 class Inference:
-    """The named output arrays of one inference, and which model version produced them."""
+    """The named output arrays of one inference, which model version produced them, and the
+    request id Triton answered under (the gateway's X-Request-ID)."""
 
     model: str
     version: str
     outputs: dict[str, npt.NDArray[Any]]
+    request_id: str = ""
 
 
 def translate(exc: InferenceServerException, retry_after_s: int) -> GatewayError:
@@ -51,10 +75,13 @@ def translate(exc: InferenceServerException, retry_after_s: int) -> GatewayError
     if status.endswith("INVALID_ARGUMENT"):
         return InvalidImage(message)
     if status.endswith("RESOURCE_EXHAUSTED") or "maximum queue size" in message:
-        return Overloaded(f"the inference server is overloaded: {message}", retry_after_s=retry_after_s)
+        return Overloaded("the inference server is overloaded", retry_after_s=retry_after_s)
     if status.endswith("DEADLINE_EXCEEDED"):
         return UpstreamTimeout("the inference server did not answer in time")
-    return TritonUnavailable(f"the inference server is unavailable: {message}", retry_after_s=retry_after_s)
+    if status.endswith(("INTERNAL", "UNKNOWN")):
+        logger.warning("a model failed: %s %s", status, message)  # the client gets no detail
+        return UpstreamError("the model failed on this request")
+    return TritonUnavailable("the inference server is unavailable", retry_after_s=retry_after_s)
 
 
 class TritonClient:
@@ -81,6 +108,7 @@ class TritonClient:
                 outputs=requested,
                 client_timeout=self._timeout_s,
                 parameters=dict(parameters) if parameters else None,
+                request_id=current_request_id.get(),  # Triton's log and errors name it
             )
         except InferenceServerException as exc:
             error = translate(exc, self._retry_after_s)
@@ -90,7 +118,7 @@ class TritonClient:
             self._metrics.triton_duration.labels(model, outcome).observe(time.perf_counter() - start)
         response = result.get_response()
         arrays = {name: result.as_numpy(name) for name in outputs}
-        return Inference(response.model_name, response.model_version, arrays)
+        return Inference(response.model_name, response.model_version, arrays, response.id)
 
     async def ready(self, models: Sequence[str]) -> list[str]:
         """The reasons Triton is not ready to serve `models` (empty when it is)."""

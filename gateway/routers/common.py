@@ -42,7 +42,8 @@ IMAGE_REQUEST_BODY: dict[str, Any] = {
 }
 
 _ERRORS = {
-    400: "empty upload or malformed body",
+    400: "empty upload or malformed or truncated body",
+    401: "API keys are configured and none valid was sent (Authorization: Bearer <key>)",
     413: "upload larger than the byte cap",
     415: "not a supported image format",
     422: "missing field, undecodable image, or over the pixel cap",

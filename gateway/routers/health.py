@@ -6,7 +6,7 @@ from fastapi import APIRouter
 from prometheus_client import CONTENT_TYPE_LATEST
 from starlette.responses import Response
 
-from gateway.deps import MetricsDep, SettingsDep, TritonDep
+from gateway.deps import LifecycleDep, MetricsDep, SettingsDep, TritonDep
 from gateway.errors import TritonUnavailable
 from gateway.responses import JSONResponse
 
@@ -19,8 +19,11 @@ async def healthz() -> Response:
 
 
 @router.get("/readyz", summary="Triton and every required model are ready")
-async def readyz(triton: TritonDep, settings: SettingsDep) -> Response:
-    """200 when the service can answer inference requests; raises TritonUnavailable (503)."""
+async def readyz(triton: TritonDep, settings: SettingsDep, lifecycle: LifecycleDep) -> Response:
+    """200 when the service can answer inference requests; raises TritonUnavailable (503),
+    also while the process drains before it stops."""
+    if lifecycle.draining:
+        raise TritonUnavailable("shutting down", retry_after_s=settings.retry_after_s)
     problems = await triton.ready(settings.ready_models)
     if problems:
         raise TritonUnavailable("; ".join(problems), retry_after_s=settings.retry_after_s)

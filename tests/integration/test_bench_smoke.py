@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import frontdoor
+from bench import frontdoor, soak
 from bench.serving import Stack
 from gateway.local_triton import LocalTriton
 from tests.support.digits import load_mnist
@@ -34,3 +34,18 @@ def test_frontdoor_harness_runs_every_path(triton: LocalTriton, tmp_path: Path) 
     assert all(row.gateway_cpu_ms > 0 for row in rows if row.path.startswith("gateway")), text
     assert (tmp_path / "frontdoor.png").stat().st_size > 10_000
     assert "req/s ÷ triton-http" in text
+
+
+def test_soak_harness_measures_failures_memory_and_overload(triton: LocalTriton) -> None:
+    """One second of the soak's MNIST row and the overload table: the harness, not the figures."""
+    images, _ = load_mnist("test")
+    digit = frontdoor.digit_png(images[0])
+    with gateway_process(triton.grpc_url) as gateway:
+        stack = Stack(gateway.url, gateway.pid, triton.grpc_url, triton.http_url, triton.pid)
+        row = soak.soak_row(stack, "/v1/mnist", digit, connections=4, duration_s=1)
+        overload = soak.overload_rows(stack, "/v1/mnist", digit)
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert int(cells[3]) > 0 and cells[4] == "0", row  # requests, failed
+    assert all(float(mib) > 10 for mib in (*cells[7].split(" -> "), *cells[8].split(" -> "))), row
+    statuses = {line.split("|")[2].strip() for line in overload}
+    assert "200" in statuses and statuses <= {"200", "429"}, overload

@@ -5,6 +5,7 @@ One request whose handler raises must fail alone, with one response per request,
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import sys
 import types
@@ -15,7 +16,7 @@ import pytest
 
 
 class FakeTritonError:
-    INVALID_ARG, INTERNAL = "INVALID_ARG", "INTERNAL"
+    INVALID_ARG, INTERNAL, UNAVAILABLE = "INVALID_ARG", "INTERNAL", "UNAVAILABLE"
 
     def __init__(self, message: str, code: str = "INTERNAL") -> None:
         self.message, self.code = message, code
@@ -33,7 +34,7 @@ def pymodel() -> Iterator[types.ModuleType]:
     fake.InferenceResponse = FakeResponse  # type: ignore[attr-defined]
     fake.Tensor = lambda name, value: (name, value)  # type: ignore[attr-defined]
     fake.logged = []  # type: ignore[attr-defined]
-    fake.Logger = types.SimpleNamespace(log_error=fake.logged.append)  # type: ignore[attr-defined]
+    fake.Logger = types.SimpleNamespace(log_error=fake.logged.append, log_warn=fake.logged.append)  # type: ignore[attr-defined]
     sys.modules["triton_python_backend_utils"] = fake
     sys.modules.pop("pymodel", None)
     try:
@@ -43,19 +44,67 @@ def pymodel() -> Iterator[types.ModuleType]:
         sys.modules.pop("triton_python_backend_utils", None)
 
 
-def test_a_raising_request_fails_alone(pymodel: types.ModuleType) -> None:
+class FakeRequest:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def request_id(self) -> str:
+        return f"id-{self.name}"
+
+
+def logged() -> list[str]:
+    return sys.modules["triton_python_backend_utils"].logged  # type: ignore[attr-defined,no-any-return]
+
+
+def model_raising(pymodel: types.ModuleType, exc: Exception) -> Any:
     class Model(pymodel.PerRequestModel):  # type: ignore[name-defined,misc]
-        def respond(self, request: Any) -> Any:
-            if request == "bad":
-                raise RuntimeError("geometry bug")
-            return pymodel.response(OUT=request)
+        def respond(self, request: FakeRequest) -> Any:
+            if request.name == "bad":
+                raise exc
+            return pymodel.response(OUT=request.name)
 
-    responses = Model().execute(["a", "bad", "c"])
+    return Model()
+
+
+def test_a_raising_request_fails_alone(pymodel: types.ModuleType) -> None:
+    responses = model_raising(pymodel, RuntimeError("geometry bug")).execute(
+        [FakeRequest("a"), FakeRequest("bad"), FakeRequest("c")]
+    )
     assert [r.error is None for r in responses] == [True, False, True]
-    assert responses[1].error.code == "INTERNAL" and "geometry bug" in responses[1].error.message
     assert responses[2].output_tensors == [("OUT", "c")]
-    assert "geometry bug" in sys.modules["triton_python_backend_utils"].logged[0]  # type: ignore[attr-defined]
 
 
-def test_invalid_argument_is_a_per_request_client_error(pymodel: types.ModuleType) -> None:
-    assert pymodel.invalid_argument("bad bytes").error.code == "INVALID_ARG"
+def test_a_bug_is_internal_with_a_generic_message_and_the_details_in_the_log(
+    pymodel: types.ModuleType,
+) -> None:
+    (response,) = model_raising(pymodel, ValueError("charset has 6625 classes")).execute([FakeRequest("bad")])
+    assert response.error.code == "INTERNAL"
+    assert "charset" not in response.error.message and "id-bad" in response.error.message
+    assert "id-bad" in logged()[0] and "charset has 6625 classes" in logged()[0]
+
+
+def test_a_bad_image_is_invalid_arg_with_its_message(pymodel: types.ModuleType) -> None:
+    from imgproc.imaging import ImageError
+
+    (response,) = model_raising(pymodel, ImageError("not a recognised image format")).execute(
+        [FakeRequest("bad")]
+    )
+    assert (response.error.code, response.error.message) == ("INVALID_ARG", "not a recognised image format")
+
+
+def test_a_failed_call_to_another_model_is_unavailable(pymodel: types.ModuleType) -> None:
+    error = pymodel.ModelCallError("text_recognition", "model is not ready")
+    (response,) = model_raising(pymodel, error).execute([FakeRequest("bad")])
+    assert response.error.code == "UNAVAILABLE" and "text_recognition" in response.error.message
+
+
+def test_the_async_base_has_the_same_boundary(pymodel: types.ModuleType) -> None:
+    class Model(pymodel.AsyncPerRequestModel):  # type: ignore[name-defined,misc]
+        async def respond(self, request: FakeRequest) -> Any:
+            if request.name == "bad":
+                raise KeyError("boom")
+            return pymodel.response(OUT=request.name)
+
+    responses = asyncio.run(Model().execute([FakeRequest("bad"), FakeRequest("ok")]))
+    assert responses[0].error.code == "INTERNAL" and "boom" not in responses[0].error.message
+    assert responses[1].output_tensors == [("OUT", "ok")]

@@ -20,13 +20,9 @@ from typing import Any
 
 import numpy as np
 from imgproc.document import RenderParams, encoded_page, rendered_pages
-from imgproc.imaging import ImageError
 from pymodel import (
     AsyncPerRequestModel,
-    ModelCallError,
     call_model_outputs,
-    internal_error,
-    invalid_argument,
     model_config,
     parameter,
     request_bytes,
@@ -74,13 +70,9 @@ class DocumentModel(AsyncPerRequestModel):
         return await call_model_outputs(self._page_model, {PAGE_INPUT: image}, self._outputs)
 
     async def respond(self, request: Any) -> Any:
-        try:
-            pages = list(rendered_pages(request_bytes(request)[0], self._params))
-        except ImageError as exc:
-            return invalid_argument(str(exc))
-        try:
-            answers = await asyncio.gather(*(self._read(page) for page in pages))
-        except ModelCallError as exc:
-            return internal_error(str(exc))
+        """Raises ImageError (an unreadable PDF) and ModelCallError, which `pymodel.failed`
+        answers as INVALID_ARG and UNAVAILABLE."""
+        pages = list(rendered_pages(request_bytes(request)[0], self._params))
+        answers = await asyncio.gather(*(self._read(page) for page in pages))
         sizes = np.array([page.shape[:2] for page in pages], np.int32)
         return response(**stacked(answers, self._outputs), **{PAGE_SIZES: sizes})

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Any
 
 import numpy as np
 import triton_python_backend_utils as pb_utils
-from imgproc.imaging import three_channels
+from imgproc.imaging import ImageError, three_channels
 from imgproc.text import (
     Decoded,
     apply_direction,
@@ -57,9 +58,8 @@ RECOGNITION_MODELS = {model.name: model for model in (PPOCR_V4, PPOCR_V5, PPOCR_
 class PerRequestModel:
     """Base of the python models: exactly one response per request, in order.
 
-    Subclasses implement `respond`, which reports a bad request as an error response
-    (`invalid_argument`) instead of raising for the whole batch. Anything it raises all the
-    same (a bug) is logged and fails only that request, as INTERNAL.
+    Subclasses implement `respond` and simply raise: `failed` is the one error boundary that
+    turns what they raise into that request's error response, never failing the others.
     """
 
     def execute(self, requests: list[Any]) -> list[Any]:
@@ -69,8 +69,7 @@ class PerRequestModel:
         try:
             return self.respond(request)
         except Exception as exc:  # noqa: BLE001 - the contract: never fail the other requests
-            pb_utils.Logger.log_error(f"{type(self).__module__}: {type(exc).__name__}: {exc}")
-            return internal_error(f"{type(exc).__name__}: {exc}")
+            return failed(exc, type(self).__module__, request)
 
     def respond(self, request: Any) -> Any:
         raise NotImplementedError
@@ -87,11 +86,42 @@ class AsyncPerRequestModel:
         try:
             return await self.respond(request)
         except Exception as exc:  # noqa: BLE001 - the contract: never fail the other requests
-            pb_utils.Logger.log_error(f"{type(self).__module__}: {type(exc).__name__}: {exc}")
-            return internal_error(f"{type(exc).__name__}: {exc}")
+            return failed(exc, type(self).__module__, request)
 
     async def respond(self, request: Any) -> Any:
         raise NotImplementedError
+
+
+def _request_id(request: Any) -> str:
+    try:
+        return str(request.request_id()) or "-"
+    except Exception:  # noqa: BLE001 - a request without an id still gets its answer
+        return "-"
+
+
+def failed(exc: Exception, model: str, request: Any) -> Any:
+    """The one error boundary of the python models: the response for a request whose
+    handling raised `exc`.
+
+    ImageError (the upload is not a usable image) -> INVALID_ARG with its message, the
+    gateway's 422; ModelCallError (a model this one calls failed: not ready, overloaded)
+    -> UNAVAILABLE, the gateway's 503, naming that model; anything else is a bug or a
+    deployment fault -> INTERNAL with a generic message, the gateway's 502, the details
+    in Triton's log under the request's id.
+    """
+    if isinstance(exc, ImageError):
+        return _error(str(exc), pb_utils.TritonError.INVALID_ARG)
+    request_id = _request_id(request)
+    if isinstance(exc, ModelCallError):
+        pb_utils.Logger.log_warn(f"{model}: request {request_id}: {exc}")
+        return _error(f"{model}: {exc.model} is unavailable", pb_utils.TritonError.UNAVAILABLE)
+    detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    pb_utils.Logger.log_error(f"{model}: request {request_id}: {detail}")
+    return _error(f"{model}: internal error (request {request_id})", pb_utils.TritonError.INTERNAL)
+
+
+def _error(message: str, code: Any) -> Any:
+    return pb_utils.InferenceResponse(error=pb_utils.TritonError(message, code))
 
 
 def model_config(args: dict[str, str]) -> dict[str, Any]:
@@ -123,13 +153,12 @@ def request_bytes(request: Any, name: str = "IMAGE") -> list[bytes]:
     return [row.tobytes() for row in input_array(request, name)]
 
 
-def invalid_argument(message: str) -> Any:
-    """A response that fails only this request, as INVALID_ARG (the gateway's 422)."""
-    return pb_utils.InferenceResponse(error=pb_utils.TritonError(message, pb_utils.TritonError.INVALID_ARG))
-
-
 class ModelCallError(RuntimeError):
     """A model called through BLS answered with an error."""
+
+    def __init__(self, model: str, message: str) -> None:
+        super().__init__(f"{model}: {message}")
+        self.model = model
 
 
 def _request(model_name: str, inputs: dict[str, np.ndarray], outputs: Sequence[str]) -> Any:
@@ -142,7 +171,7 @@ def _request(model_name: str, inputs: dict[str, np.ndarray], outputs: Sequence[s
 
 def _outputs(result: Any, model_name: str, outputs: Sequence[str]) -> dict[str, np.ndarray]:
     if result.has_error():  # checked right after this call, on this response
-        raise ModelCallError(f"{model_name}: {result.error().message()}")
+        raise ModelCallError(model_name, result.error().message())
     return {name: pb_utils.get_output_tensor_by_name(result, name).as_numpy() for name in outputs}
 
 
@@ -205,11 +234,6 @@ async def read_lines(image: np.ndarray, charset: Sequence[str]) -> list[tuple[st
         return await recognise_chars(crops, charset)
 
     return await text_lines(image, detect, classify, recognise)
-
-
-def internal_error(message: str) -> Any:
-    """A response that fails only this request, as INTERNAL (the gateway's 503)."""
-    return pb_utils.InferenceResponse(error=pb_utils.TritonError(message, pb_utils.TritonError.INTERNAL))
 
 
 def response(**tensors: np.ndarray) -> Any:

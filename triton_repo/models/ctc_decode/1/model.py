@@ -9,7 +9,6 @@ from imgproc.text import confident, ctc_decode
 from pymodel import (
     PerRequestModel,
     input_array,
-    invalid_argument,
     model_config,
     parameter,
     recogniser_charset,
@@ -27,10 +26,7 @@ class TritonPythonModel(PerRequestModel):
     def respond(self, request: Any) -> Any:
         count = int(input_array(request, "LINE_COUNT")[0])
         boxes = input_array(request, "BOXES")
-        try:
-            decoded = ctc_decode(input_array(request, "PROBABILITIES")[:count], self._charset)
-        except ValueError as exc:
-            return invalid_argument(str(exc))
+        decoded = ctc_decode(input_array(request, "PROBABILITIES")[:count], self._charset)
         scores = np.array([score for _, score in decoded], np.float64)
         texts = np.array([text.encode() for text, _ in decoded], dtype=np.object_)
         if input_array(request, "FILTER_SCORES")[0]:

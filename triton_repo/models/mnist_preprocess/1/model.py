@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from imgproc.imaging import ImageError, decode_gray
+from imgproc.imaging import decode_gray
 from imgproc.mnist import to_mnist
 from pymodel import (
     PerRequestModel,
-    invalid_argument,
     max_pixels,
     request_bytes,
     response,
@@ -23,8 +22,5 @@ class TritonPythonModel(PerRequestModel):
         self._max_pixels = max_pixels(args)
 
     def respond(self, request: Any) -> Any:
-        try:
-            digits = [to_mnist(decode_gray(data, self._max_pixels)) for data in request_bytes(request)]
-        except ImageError as exc:
-            return invalid_argument(str(exc))
+        digits = [to_mnist(decode_gray(data, self._max_pixels)) for data in request_bytes(request)]
         return response(PIXELS=np.stack(digits)[:, None].astype(np.float32))

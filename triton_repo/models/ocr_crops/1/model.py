@@ -15,11 +15,8 @@ from imgproc.text import (
 )
 from imgproc.text.recognition import CHANNELS, REC_HEIGHT, REC_MIN_WIDTH
 from pymodel import (
-    ModelCallError,
     PerRequestModel,
     input_array,
-    internal_error,
-    invalid_argument,
     model_config,
     parameter,
     response,
@@ -39,15 +36,10 @@ class TritonPythonModel(PerRequestModel):
 
     def respond(self, request: Any) -> Any:
         image = input_array(request, "WORKING_IMAGE")
-        try:
-            scale = ScaleInfo.from_array(input_array(request, "SCALE"))
-            boxes, _ = db_postprocess(input_array(request, "PROBABILITIES"), image.shape[:2])
-            boxes = boxes[sort_reading_order(boxes)][: self._max_lines]
-            crops = upright([crop_quad(image, box) for box in boxes])
-        except ValueError as exc:
-            return invalid_argument(str(exc))
-        except ModelCallError as exc:
-            return internal_error(str(exc))
+        scale = ScaleInfo.from_array(input_array(request, "SCALE"))
+        boxes, _ = db_postprocess(input_array(request, "PROBABILITIES"), image.shape[:2])
+        boxes = boxes[sort_reading_order(boxes)][: self._max_lines]
+        crops = upright([crop_quad(image, box) for box in boxes])
         return response(
             RECOGNITION_INPUT=rec_preprocess(crops) if crops else BLANK_ROW,
             LINE_COUNT=np.array([len(crops)], np.int32),

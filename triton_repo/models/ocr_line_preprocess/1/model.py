@@ -5,13 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from imgproc.imaging import ImageError, decode_rgb
+from imgproc.imaging import decode_rgb
 from imgproc.text import prepare_line, rec_preprocess
 from pymodel import (
-    ModelCallError,
     PerRequestModel,
-    internal_error,
-    invalid_argument,
     max_pixels,
     request_bytes,
     response,
@@ -31,14 +28,9 @@ class TritonPythonModel(PerRequestModel):
         self._max_pixels = max_pixels(args)
 
     def respond(self, request: Any) -> Any:
-        try:
-            (data,) = request_bytes(request)
-            rgb = decode_rgb(data, self._max_pixels)
-            crops = upright([prepare_line(rgb)])
-        except (ImageError, ValueError) as exc:
-            return invalid_argument(str(exc))
-        except ModelCallError as exc:
-            return internal_error(str(exc))
+        (data,) = request_bytes(request)
+        rgb = decode_rgb(data, self._max_pixels)
+        crops = upright([prepare_line(rgb)])
         height, width = rgb.shape[:2]
         return response(
             RECOGNITION_INPUT=rec_preprocess(crops),

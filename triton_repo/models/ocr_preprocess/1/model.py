@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from imgproc.imaging import ImageError, decode_rgb
+from imgproc.imaging import decode_rgb
 from imgproc.text import det_preprocess, prepare_image
 from pymodel import (
     PerRequestModel,
-    invalid_argument,
     max_pixels,
     request_bytes,
     response,
@@ -23,12 +22,9 @@ class TritonPythonModel(PerRequestModel):
         self._max_pixels = max_pixels(args)
 
     def respond(self, request: Any) -> Any:
-        try:
-            (data,) = request_bytes(request)
-            rgb = decode_rgb(data, self._max_pixels)
-            working, scale = prepare_image(rgb)
-        except (ImageError, ValueError) as exc:
-            return invalid_argument(str(exc))
+        (data,) = request_bytes(request)
+        rgb = decode_rgb(data, self._max_pixels)
+        working, scale = prepare_image(rgb)
         size = np.array(rgb.shape[:2], np.int32)
         del rgb  # a large upload's full-size pixels are not needed past this point
         return response(

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from imgproc.imaging import ImageError, decode_rgb
+from imgproc.imaging import decode_rgb
 from imgproc.seal.config import DEFAULT_CONFIG, SealConfig, with_overrides
 from imgproc.seal.pipeline import SealReading, read_page
 from imgproc.seal.repair import Line
@@ -22,10 +22,7 @@ from imgproc.text.lexicon import corrector
 from pymodel import (
     RECOGNITION_MODELS,
     AsyncPerRequestModel,
-    ModelCallError,
     call_model_async,
-    internal_error,
-    invalid_argument,
     max_pixels,
     model_config,
     read_lines,
@@ -96,12 +93,6 @@ class TritonPythonModel(AsyncPerRequestModel):
         self._correct = corrector(version, self._config.repair.lexicon_weight)
 
     async def respond(self, request: Any) -> Any:
-        try:
-            page = decode_rgb(request_bytes(request)[0], self._max_pixels)
-        except ImageError as exc:
-            return invalid_argument(str(exc))
-        try:
-            readings = await read_page(page, self._models, self._config, self._correct)
-        except ModelCallError as exc:
-            return internal_error(str(exc))
+        page = decode_rgb(request_bytes(request)[0], self._max_pixels)
+        readings = await read_page(page, self._models, self._config, self._correct)
         return response(**_tensors(readings))

@@ -23,11 +23,17 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from imgproc.imaging import ImageError
+
 MAX_SIDE_LEN = 2000
 MIN_SIDE_LEN = 30
 MIN_HEIGHT = 30
 MAX_WIDTH_HEIGHT_RATIO = 8
 DET_LIMIT_SIDE_LEN = 736
+# The detector input's long side beyond which an image is refused: bringing the short side of a
+# 1 x 3000 sliver up to DET_LIMIT_SIDE_LEN would make a 45632 x 736 input, a minute of CPU
+# for a picture with no room for text. Real pages and receipts stay well under it.
+MAX_DET_SIDE_LEN = 8000
 SIZE_MULTIPLE = 32
 PIXEL_SCALE = 1.0 / 255.0
 DET_MEAN = 0.5
@@ -98,12 +104,15 @@ def _check_rgb(rgb: np.ndarray) -> None:
 
 
 def prepare_image(rgb: np.ndarray) -> tuple[np.ndarray, ScaleInfo]:
-    """uint8 RGB[h, w, 3] upload -> (uint8 BGR working image, ScaleInfo); raises ValueError."""
+    """uint8 RGB[h, w, 3] upload -> (uint8 BGR working image, ScaleInfo); raises ValueError,
+    ImageError for an image too long and narrow to read (see MAX_DET_SIDE_LEN)."""
     _check_rgb(rgb)
     limited = _limit_sides(rgb)
-    bgr = cv2.cvtColor(limited, cv2.COLOR_RGB2BGR)
-    height, width = bgr.shape[:2]
+    height, width = limited.shape[:2]
     pad = letterbox_padding(height, width)
+    if max(det_input_size(height + 2 * pad, width)) > MAX_DET_SIDE_LEN:
+        raise ImageError(f"a {rgb.shape[1]}x{rgb.shape[0]} image is too long and narrow to read")
+    bgr = cv2.cvtColor(limited, cv2.COLOR_RGB2BGR)
     if pad:
         bgr = cv2.copyMakeBorder(bgr, pad, pad, 0, 0, cv2.BORDER_CONSTANT, value=(0, 0, 0))
     ratio_h, ratio_w = rgb.shape[0] / height, rgb.shape[1] / width

@@ -1,0 +1,137 @@
+"""A corpus of hostile and malformed uploads, generated at test time (nothing binary committed).
+
+Each entry is an upload a careless or malicious client might send: headers that lie about the
+size (the decompression-bomb shape of every accepted format), bodies cut short at any point,
+garbage behind a valid signature, degenerate but valid images. The gateway must answer each
+with a 4xx JSON error, or 200 where the image is valid, and never a 5xx.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+import zlib
+from collections.abc import Callable
+
+from PIL import Image
+
+HUGE = 65_535
+
+
+def encoded(mode: str, size: tuple[int, int], fmt: str, **options: object) -> bytes:
+    buffer = io.BytesIO()
+    Image.new(mode, size, "white").save(buffer, fmt, **options)
+    return buffer.getvalue()
+
+
+def _png_chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def png_claiming(width: int, height: int, idat: bytes = b"") -> bytes:
+    """A PNG whose IHDR says width x height (8-bit grey), followed by `idat` as its pixels."""
+    header = _png_chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+    return b"\x89PNG\r\n\x1a\n" + header + _png_chunk(b"IDAT", idat) + _png_chunk(b"IEND", b"")
+
+
+def png_bomb(side: int) -> bytes:
+    """A true side x side PNG of zeros: tiny on the wire, side**2 bytes once decoded."""
+    return png_claiming(side, side, zlib.compress(b"\x00" * ((side + 1) * side), 9))
+
+
+def gif_claiming(width: int, height: int) -> bytes:
+    """The issue's 30-byte GIF: a screen and one frame of width x height, a one-pixel body."""
+    screen = b"GIF89a" + struct.pack("<HHBBB", width, height, 0, 0, 0)
+    frame = b"\x2c" + struct.pack("<HHHHB", 0, 0, width, height, 0)
+    return screen + frame + b"\x02\x02\x44\x01\x00\x3b"
+
+
+def bmp_claiming(width: int, height: int) -> bytes:
+    """A BITMAPINFOHEADER BMP of width x height, 24-bit, with no pixel data."""
+    info = struct.pack("<IiiHHIIiiII", 40, width, height, 1, 24, 0, 0, 2835, 2835, 0, 0)
+    return b"BM" + struct.pack("<IHHI", 14 + len(info), 0, 0, 14 + len(info)) + info
+
+
+def tiff_claiming(width: int, height: int) -> bytes:
+    """A little-endian TIFF whose first IFD says width x height, 8-bit grey, one empty strip."""
+    entries = [(256, 4, 1, width), (257, 4, 1, height), (258, 3, 1, 8), (262, 3, 1, 1), (273, 4, 1, 8)]
+    ifd = struct.pack("<H", len(entries)) + b"".join(struct.pack("<HHII", *e) for e in entries)
+    return b"II*\x00" + struct.pack("<I", 8) + ifd + b"\x00\x00\x00\x00"
+
+
+def webp_claiming(width: int, height: int) -> bytes:
+    """An extended-format WebP whose canvas is width x height, with no image chunk."""
+    vp8x = b"VP8X" + struct.pack("<I", 10) + b"\x00\x00\x00\x00"
+    vp8x += (width - 1).to_bytes(3, "little") + (height - 1).to_bytes(3, "little")
+    return b"RIFF" + struct.pack("<I", 4 + len(vp8x)) + b"WEBP" + vp8x
+
+
+def jpeg_claiming(width: int, height: int) -> bytes:
+    """A JPEG start-of-frame that says width x height, then the end of the file."""
+    frame = b"\xff\xc0" + struct.pack(">HBHHB", 11, 8, height, width, 1) + b"\x01\x11\x00"
+    return b"\xff\xd8" + frame + b"\xff\xd9"
+
+
+def _cut(data: bytes, fraction: float) -> bytes:
+    return data[: max(1, int(len(data) * fraction))]
+
+
+def _garbage_after_signature(data: bytes, keep: int) -> bytes:
+    return data[:keep] + bytes((i * 37 + 11) % 256 for i in range(len(data) - keep))
+
+
+def corpus(max_pixels: int) -> dict[str, bytes]:
+    """Name -> upload. `max_pixels` is the cap the bombs are built to exceed."""
+    side = int(max_pixels**0.5) + 1
+    jpeg = encoded("RGB", (64, 48), "JPEG")
+    png = encoded("RGB", (64, 48), "PNG")
+    makers: dict[str, Callable[[], bytes]] = {
+        "one byte": lambda: b"\x89",
+        "text": lambda: b"hello, this is not an image",
+        "svg": lambda: b"<svg xmlns='http://www.w3.org/2000/svg' width='1e9' height='1e9'/>",
+        "pdf": lambda: b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n",
+        "png signature only": lambda: b"\x89PNG\r\n\x1a\n",
+        "png claiming 65535 squared": lambda: png_claiming(HUGE, HUGE),
+        "png bomb over the cap": lambda: png_bomb(side),
+        "png cut in half": lambda: _cut(png, 0.5),
+        "png garbage pixels": lambda: _garbage_after_signature(png, 33),
+        "png zero width": lambda: png_claiming(0, 10),
+        "jpeg claiming 65535 squared": lambda: jpeg_claiming(HUGE, HUGE),
+        "jpeg frame only": lambda: jpeg_claiming(64, 48),
+        "jpeg cut in half": lambda: _cut(jpeg, 0.5),
+        "jpeg garbage after the header": lambda: _garbage_after_signature(jpeg, 200),
+        "jpeg markers only": lambda: b"\xff\xd8" + b"\xff\xd0" * 50_000,
+        "gif claiming 65535 squared (30 bytes)": lambda: gif_claiming(HUGE, HUGE),
+        "gif screen only": lambda: gif_claiming(HUGE, HUGE)[:13],
+        "bmp claiming 100000 squared": lambda: bmp_claiming(100_000, 100_000),
+        "bmp claiming a negative width": lambda: bmp_claiming(-5, 5),
+        "bmp header only": lambda: b"BM" + b"\x00" * 12,
+        "tiff claiming 100000 squared": lambda: tiff_claiming(100_000, 100_000),
+        "tiff ifd past the end": lambda: b"II*\x00" + struct.pack("<I", 1 << 30),
+        "webp canvas 16M squared": lambda: webp_claiming(1 << 24, 1 << 24),
+        "webp chunk cut short": lambda: webp_claiming(100, 100)[:22],
+        "riff that is not webp": lambda: b"RIFF\x04\x00\x00\x00WAVE",
+        "tiny valid png": lambda: encoded("RGB", (1, 1), "PNG"),
+        "tiny valid gif": lambda: encoded("P", (1, 1), "GIF"),
+        "tiny valid webp": lambda: encoded("RGB", (1, 1), "WEBP"),
+        "thin valid png": lambda: encoded("L", (4000, 1), "PNG"),
+        "tall valid bmp": lambda: encoded("RGB", (1, 3000), "BMP"),
+        "valid tiff": lambda: encoded("RGB", (40, 30), "TIFF"),
+        "truncated tiff": lambda: _cut(encoded("RGB", (40, 30), "TIFF"), 0.3),
+    }
+    return {name: make() for name, make in makers.items()}
+
+
+# What each kind of entry must get: these are checked exactly, the rest only "4xx JSON or 200".
+EXPECTED_STATUS = {
+    "png claiming 65535 squared": 422,
+    "png bomb over the cap": 422,
+    "jpeg claiming 65535 squared": 422,
+    "gif claiming 65535 squared (30 bytes)": 422,
+    "bmp claiming 100000 squared": 422,
+    "tiff claiming 100000 squared": 422,
+    "webp canvas 16M squared": 422,
+    "text": 415,
+    "svg": 415,
+    "pdf": 415,
+}
