@@ -42,8 +42,8 @@ MetricsDep = Annotated[GatewayMetrics, Depends(get_metrics)]
 LifecycleDep = Annotated[Lifecycle, Depends(get_lifecycle)]
 
 
-async def image_upload(request: Request) -> ImageUpload:
-    """The request's image, read under the byte cap and checked; raises ClientError subclasses.
+async def _upload(request: Request, documents: bool) -> ImageUpload:
+    """The request's upload, read under the byte cap and checked; raises ClientError subclasses.
 
     It reads settings and metrics from the state directly rather than through sub-dependencies:
     each dependency FastAPI resolves costs tens of microseconds on the hottest path.
@@ -54,9 +54,20 @@ async def image_upload(request: Request) -> ImageUpload:
     check_declared_length(request.headers.get("content-length"), cap + OVERHEAD)
     content_type = request.headers.get("content-type", "")
     data = await read_upload_bytes(content_type, request.stream(), cap)
-    upload = validate_image(data, settings.max_pixels)
+    upload = validate_image(data, settings.max_pixels, documents)
     metrics.upload_size.labels(route_template(request.scope)).observe(len(data))
     return upload
 
 
+async def image_upload(request: Request) -> ImageUpload:
+    """An image (see `_upload`)."""
+    return await _upload(request, documents=False)
+
+
+async def document_upload(request: Request) -> ImageUpload:
+    """An image or a PDF document (see `_upload`)."""
+    return await _upload(request, documents=True)
+
+
 UploadDep = Annotated[ImageUpload, Depends(image_upload)]
+DocumentUploadDep = Annotated[ImageUpload, Depends(document_upload)]

@@ -22,7 +22,8 @@ class Settings(BaseSettings):
     max_in_flight: int = Field(256, gt=0, description="concurrent inference requests before 429")
     retry_after_s: int = Field(1, ge=0, description="Retry-After sent with 429 and 503")
     ready_models: tuple[str, ...] = Field(
-        ("mnist", "ocr", "ocr_line", "seal"), description="models /readyz requires"
+        ("mnist", "ocr", "ocr_line", "seal", "ocr_document", "seal_document"),
+        description="models /readyz requires",
     )
     drain_s: float = Field(
         1.0, ge=0, description="after SIGTERM, readiness is 503 this long before accepting stops"

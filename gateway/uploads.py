@@ -30,7 +30,10 @@ from gateway.headers import SUPPORTED_FORMATS, header_size
 FIELD = "image"
 # Room for multipart boundaries, part headers and small extra fields around the image.
 MULTIPART_OVERHEAD_BYTES = 64 * 1024
-RAW_TYPES = ("application/octet-stream", "image/")
+RAW_TYPES = ("application/octet-stream", "image/", "application/pdf")
+# A PDF document, on the routes that read documents: rendered and read page by page inside
+# Triton (its page count and pixels are capped there: the gateway never parses it).
+PDF, PDF_MAGIC = "pdf", b"%PDF-"
 _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"\x89PNG\r\n\x1a\n", "png"),
     (b"\xff\xd8\xff", "jpeg"),
@@ -44,7 +47,8 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
 
 @dataclass(frozen=True)
 class ImageUpload:
-    """An accepted upload: its bytes, the sniffed format and the header's dimensions."""
+    """An accepted upload: its bytes, the sniffed format and the header's dimensions (0 for a
+    PDF, whose pages are sized where they are rendered)."""
 
     data: bytes
     format: str
@@ -66,10 +70,15 @@ def header_dimensions(data: bytes, image_format: str) -> tuple[int, int]:
     return size
 
 
-def validate_image(data: bytes, max_pixels: int) -> ImageUpload:
-    """Check that bytes look like a supported image within the pixel cap."""
+def validate_image(data: bytes, max_pixels: int, documents: bool = False) -> ImageUpload:
+    """Check that bytes look like a supported image within the pixel cap, or, where
+    `documents` are read, a PDF."""
     if not data:
         raise EmptyUpload("the uploaded image is empty")
+    if data.startswith(PDF_MAGIC):
+        if not documents:
+            raise UnsupportedMediaType("this endpoint reads images, not PDF documents")
+        return ImageUpload(data, PDF, 0, 0)
     image_format = sniff_format(data)
     if image_format is None:
         raise UnsupportedMediaType(f"unsupported image format; send one of: {', '.join(SUPPORTED_FORMATS)}")

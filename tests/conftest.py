@@ -11,7 +11,7 @@ from gateway.local_triton import LocalTriton
 from gateway.settings import Settings
 from tests.support.servers import serve_gateway
 
-ALL_MODELS = ("mnist", "ocr", "ocr_line", "seal")
+ALL_MODELS = ("mnist", "ocr", "ocr_line", "seal", "ocr_document", "seal_document")
 
 
 @pytest.fixture(scope="session")

@@ -10,12 +10,21 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 from starlette.responses import Response
 
-from gateway.deps import TritonDep, UploadDep
+from gateway.deps import DocumentUploadDep, TritonDep
 from gateway.responses import JSONResponse
-from gateway.routers.common import ERROR_RESPONSES, IMAGE_REQUEST_BODY, ModelRef
+from gateway.routers.common import (
+    DOCUMENT_REQUEST_BODY,
+    ERROR_RESPONSES,
+    PAGE_TABLE,
+    ModelRef,
+    split_pages,
+)
+from gateway.triton import Inference
+from gateway.uploads import PDF
 
 PAGE_MODEL = "ocr"  # detection, direction, recognition
 LINE_MODEL = "ocr_line"  # the whole image is one line (detect=false)
+DOCUMENT_MODEL = "ocr_document"  # a PDF's pages, each read by PAGE_MODEL
 OUTPUTS = ("TEXTS", "SCORES", "POLYGONS", "IMAGE_SIZE")
 COORDINATE_DECIMALS = 1
 SCORE_DECIMALS = 4
@@ -43,6 +52,21 @@ class OcrResult(BaseModel):
     model: ModelRef
 
 
+class OcrPage(BaseModel):
+    page: int = Field(ge=1)
+    width: int = Field(description="the rendered page's width in pixels; coordinates are in these pixels")
+    height: int
+    lines: list[OcrLine]
+    text: str
+
+
+class OcrPages(BaseModel):
+    """The answer for a PDF: every page read as an image is."""
+
+    pages: list[OcrPage]
+    model: ModelRef
+
+
 def line_json(text: bytes, score: float, polygon: npt.NDArray[np.float32]) -> dict[str, Any]:
     """One line's JSON, coordinates rounded to 0.1 px."""
     corners = np.round(polygon.astype(np.float64), COORDINATE_DECIMALS)
@@ -55,34 +79,49 @@ def line_json(text: bytes, score: float, polygon: npt.NDArray[np.float32]) -> di
     }
 
 
-@router.post(
-    "/ocr",
-    response_model=OcrResult,
-    responses=ERROR_RESPONSES,
-    openapi_extra=IMAGE_REQUEST_BODY,
-    summary="Read the text in an image",
-)
-async def read_text(
-    upload: UploadDep,
-    triton: TritonDep,
-    min_score: Annotated[float, Query(ge=0, le=1, description="drop lines scoring below this")] = 0.0,
-    detect: Annotated[bool, Query(description="false: the whole image is one text line")] = True,
-) -> Response:
-    """Detect and recognise text lines (English and Chinese, PP-OCRv4), as RapidOCR does."""
-    result = await triton.infer_image(PAGE_MODEL if detect else LINE_MODEL, upload.data, OUTPUTS)
-    out = result.outputs
+def page_json(out: dict[str, npt.NDArray[Any]], min_score: float) -> dict[str, Any]:
+    """One page's size, lines and text from the ocr model's outputs."""
     lines = [
         line_json(text, score, polygon)
         for text, score, polygon in zip(out["TEXTS"], out["SCORES"], out["POLYGONS"], strict=True)
         if score >= min_score
     ]
     height, width = (int(side) for side in out["IMAGE_SIZE"])
-    return JSONResponse(
-        {
-            "width": width,
-            "height": height,
-            "lines": lines,
-            "text": "\n".join(line["text"] for line in lines),
-            "model": {"name": result.model, "version": result.version},
-        }
-    )
+    return {
+        "width": width,
+        "height": height,
+        "lines": lines,
+        "text": "\n".join(line["text"] for line in lines),
+    }
+
+
+def _model(result: Inference) -> dict[str, str]:
+    return {"name": result.model, "version": result.version}
+
+
+@router.post(
+    "/ocr",
+    response_model=OcrResult | OcrPages,
+    responses=ERROR_RESPONSES,
+    openapi_extra=DOCUMENT_REQUEST_BODY,
+    summary="Read the text in an image or a PDF",
+)
+async def read_text(
+    upload: DocumentUploadDep,
+    triton: TritonDep,
+    min_score: Annotated[float, Query(ge=0, le=1, description="drop lines scoring below this")] = 0.0,
+    detect: Annotated[
+        bool, Query(description="false: the whole image is one text line (PDF pages are always detected)")
+    ] = True,
+) -> Response:
+    """Detect and recognise text lines (English and Chinese, PP-OCRv4), as RapidOCR does. A
+    PDF's pages are rendered and read inside Triton; its answer has one entry per page."""
+    if upload.format == PDF:
+        document = await triton.infer_image(DOCUMENT_MODEL, upload.data, OUTPUTS + PAGE_TABLE)
+        pages = [
+            {"page": page.number, **page_json(page.outputs, min_score)}
+            for page in split_pages(document.outputs, OUTPUTS)
+        ]
+        return JSONResponse({"pages": pages, "model": _model(document)})
+    result = await triton.infer_image(PAGE_MODEL if detect else LINE_MODEL, upload.data, OUTPUTS)
+    return JSONResponse({**page_json(result.outputs, min_score), "model": _model(result)})

@@ -10,11 +10,20 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 from starlette.responses import Response
 
-from gateway.deps import TritonDep, UploadDep
+from gateway.deps import DocumentUploadDep, TritonDep
 from gateway.responses import JSONResponse
-from gateway.routers.common import ERROR_RESPONSES, IMAGE_REQUEST_BODY, ModelRef
+from gateway.routers.common import (
+    DOCUMENT_REQUEST_BODY,
+    ERROR_RESPONSES,
+    PAGE_TABLE,
+    ModelRef,
+    split_pages,
+)
+from gateway.triton import Inference
+from gateway.uploads import PDF
 
 MODEL = "seal"
+DOCUMENT_MODEL = "seal_document"  # a PDF's pages, each read by MODEL
 SEAL_OUTPUTS = ("BOXES", "SHAPES", "RIM_TEXTS", "RIM_SCORES")
 LINE_OUTPUTS = ("INNER_TEXTS", "INNER_SCORES", "INNER_SEALS", "CODES", "CODE_SEALS")
 OUTPUTS = SEAL_OUTPUTS + LINE_OUTPUTS
@@ -38,6 +47,20 @@ class Seal(BaseModel):
 
 class SealResult(BaseModel):
     seals: list[Seal]
+    model: ModelRef
+
+
+class SealPage(BaseModel):
+    page: int = Field(ge=1)
+    width: int = Field(description="the rendered page's width in pixels; boxes are in these pixels")
+    height: int
+    seals: list[Seal]
+
+
+class SealPages(BaseModel):
+    """The answer for a PDF: every page's seals."""
+
+    pages: list[SealPage]
     model: ModelRef
 
 
@@ -71,16 +94,31 @@ def seals_json(out: dict[str, npt.NDArray[Any]]) -> list[dict[str, Any]]:
     ]
 
 
+def _model(result: Inference) -> dict[str, str]:
+    return {"name": result.model, "version": result.version}
+
+
+def pages_json(result: Inference) -> dict[str, Any]:
+    """A document model's answer as one entry per page."""
+    pages = [
+        {"page": page.number, "width": page.width, "height": page.height, "seals": seals_json(page.outputs)}
+        for page in split_pages(result.outputs, OUTPUTS)
+    ]
+    return {"pages": pages, "model": _model(result)}
+
+
 @router.post(
     "/seal",
-    response_model=SealResult,
+    response_model=SealResult | SealPages,
     responses=ERROR_RESPONSES,
-    openapi_extra=IMAGE_REQUEST_BODY,
-    summary="Read the red seals (公章) on a page",
+    openapi_extra=DOCUMENT_REQUEST_BODY,
+    summary="Read the red seals (公章) on a page or in a PDF",
 )
-async def read_seals(upload: UploadDep, triton: TritonDep) -> Response:
-    """Find red stamps, unwrap their curved text and read rim, inner lines and codes."""
+async def read_seals(upload: DocumentUploadDep, triton: TritonDep) -> Response:
+    """Find red stamps, unwrap their curved text and read rim, inner lines and codes. A PDF's
+    pages are rendered and read inside Triton; its answer has one entry per page."""
+    if upload.format == PDF:
+        document = await triton.infer_image(DOCUMENT_MODEL, upload.data, OUTPUTS + PAGE_TABLE)
+        return JSONResponse(pages_json(document))
     result = await triton.infer_image(MODEL, upload.data, OUTPUTS)
-    return JSONResponse(
-        {"seals": seals_json(result.outputs), "model": {"name": result.model, "version": result.version}}
-    )
+    return JSONResponse({"seals": seals_json(result.outputs), "model": _model(result)})

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from gateway.settings import Settings
-from tests.support.hostile import EXPECTED_STATUS, corpus
+from tests.support.hostile import corpus, expected_status
 
 pytestmark = pytest.mark.integration
 ENDPOINTS = ("/v1/mnist", "/v1/ocr", "/v1/ocr?detect=false", "/v1/seal")
@@ -32,7 +32,8 @@ def check(response: httpx.Response, name: str) -> str | None:
         return f"{name}: {response.status_code} {response.text}"
     if response.status_code != 200 and not is_error_json(response):
         return f"{name}: {response.status_code} is not the JSON error shape: {response.text}"
-    expected = EXPECTED_STATUS.get(name.split(" @ ")[0])
+    entry, route = name.split(" @ ")
+    expected = expected_status(entry, route)
     if expected is not None and response.status_code != expected:
         return f"{name}: {response.status_code}, expected {expected}: {response.text}"
     return None

@@ -133,7 +133,7 @@ def test_real_heldout_inner_lines_and_codes(real_heldout: tuple[Summary, Summary
 
 @pytest.mark.parametrize(
     "data, status",
-    [(b"", 400), (b"%PDF-1.4", 415), (b"\xff\xd8\xff\xe0\x00\x10JFIF", 422)],
+    [(b"", 400), (b"%PDF-1.4", 422), (b"GIF87a", 422), (b"\xff\xd8\xff\xe0\x00\x10JFIF", 422)],
 )
 def test_error_classes(http: httpx.Client, data: bytes, status: int) -> None:
     response = http.post("/v1/seal", files={"image": ("x", data)})

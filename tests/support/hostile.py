@@ -13,6 +13,7 @@ import struct
 import zlib
 from collections.abc import Callable
 
+import pypdfium2 as pdfium
 from PIL import Image
 
 HUGE = 65_535
@@ -90,6 +91,9 @@ def corpus(max_pixels: int) -> dict[str, bytes]:
         "text": lambda: b"hello, this is not an image",
         "svg": lambda: b"<svg xmlns='http://www.w3.org/2000/svg' width='1e9' height='1e9'/>",
         "pdf": lambda: b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n",
+        "pdf of 25 blank pages": lambda: blank_pdf(*[A4_POINTS] * 25),
+        "pdf cut in half": lambda: _cut(blank_pdf(A4_POINTS, A4_POINTS), 0.5),
+        "encrypted pdf": encrypted_pdf,
         "png signature only": lambda: b"\x89PNG\r\n\x1a\n",
         "png claiming 65535 squared": lambda: png_claiming(HUGE, HUGE),
         "png bomb over the cap": lambda: png_bomb(side),
@@ -133,5 +137,38 @@ EXPECTED_STATUS = {
     "webp canvas 16M squared": 422,
     "text": 415,
     "svg": 415,
-    "pdf": 415,
 }
+# PDFs: read on the document routes (where these are 422: unreadable, encrypted, over the
+# page cap), refused as 415 on the others.
+DOCUMENT_ROUTES = frozenset({"/v1/ocr", "/v1/seal"})
+PDF_ENTRIES = frozenset({"pdf", "pdf of 25 blank pages", "pdf cut in half", "encrypted pdf"})
+
+
+def expected_status(name: str, route: str) -> int | None:
+    """The status an entry must get on a route, or None where any 4xx JSON (or 200) will do."""
+    if name in PDF_ENTRIES:
+        return 422 if route in DOCUMENT_ROUTES else 415
+    return EXPECTED_STATUS.get(name)
+
+
+A4_POINTS = (595.0, 842.0)
+
+
+def blank_pdf(*sizes: tuple[float, float]) -> bytes:
+    """A PDF of blank pages of these sizes (points)."""
+    document = pdfium.PdfDocument.new()
+    for width, height in sizes:
+        document.new_page(width, height)
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return buffer.getvalue()
+
+
+def encrypted_pdf() -> bytes:
+    """A one-page PDF whose trailer names a standard-security encryption dictionary: pdfium
+    cannot open it without the password, as with a user's protected PDF."""
+    plain = blank_pdf(A4_POINTS).decode("latin-1")
+    encrypt = (
+        f"/Encrypt << /Filter /Standard /V 2 /R 3 /Length 128 /O <{'ab' * 32}> /U <{'cd' * 32}> /P -4 >>"
+    )
+    return plain.replace("trailer\r\n<<", "trailer\r\n<<" + encrypt, 1).encode("latin-1")

@@ -5,22 +5,13 @@ from __future__ import annotations
 import io
 
 import numpy as np
-import pypdfium2 as pdfium
 import pytest
 from imgproc.document import RenderParams, encoded_page, page_count, page_scale, rendered_pages
 from imgproc.imaging import ImageError, decode_rgb
 from PIL import Image
 
-A4 = (595.0, 842.0)  # points
-
-
-def blank_pdf(*sizes: tuple[float, float]) -> bytes:
-    document = pdfium.PdfDocument.new()
-    for width, height in sizes:
-        document.new_page(width, height)
-    buffer = io.BytesIO()
-    document.save(buffer)
-    return buffer.getvalue()
+from tests.support.hostile import A4_POINTS as A4
+from tests.support.hostile import blank_pdf, encrypted_pdf
 
 
 def picture_pdf() -> bytes:
@@ -69,14 +60,8 @@ def test_what_is_not_a_readable_pdf_is_an_image_error(data: bytes) -> None:
 
 
 def test_an_encrypted_pdf_is_an_image_error() -> None:
-    # The trailer names a standard-security encryption dictionary (RC4, 128 bits) whose
-    # password check fails without the password, as a user's protected PDF does.
-    plain = blank_pdf(A4).decode("latin-1")
-    encrypt = "/Encrypt << /Filter /Standard /V 2 /R 3 /Length 128 /O <" + "ab" * 32 + "> /U <"
-    encrypted = plain.replace("trailer\r\n<<", "trailer\r\n<<" + encrypt + "cd" * 32 + "> /P -4 >>", 1)
-    assert encrypted != plain
     with pytest.raises(ImageError, match="cannot be opened"):
-        list(rendered_pages(encrypted.encode("latin-1"), RenderParams()))
+        list(rendered_pages(encrypted_pdf(), RenderParams()))
 
 
 def test_an_encoded_page_decodes_to_the_same_pixels() -> None:

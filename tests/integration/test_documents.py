@@ -1,0 +1,82 @@
+"""PDF uploads on /v1/seal and /v1/ocr through the real stack: the bytes go to Triton, whose
+document models render the pages (pypdfium2) and read each one with the page model."""
+
+from __future__ import annotations
+
+import io
+import random
+from typing import Any
+
+import httpx
+import pytest
+from PIL import Image
+
+from evaluation.seal.dataset import generated_pages
+from evaluation.text import levenshtein
+from tests.support.text_corpus import render_page
+
+pytestmark = pytest.mark.integration
+SEAL_SEED = 20261125
+PDF_DPI = 150  # the scans' resolution as the PDF states it; Triton renders at its own dpi
+
+
+def as_pdf(images: list[Image.Image]) -> bytes:
+    """The images as the pages of one PDF, as a scanner writes them."""
+    buffer = io.BytesIO()
+    first, *rest = [image.convert("RGB") for image in images]
+    first.save(buffer, "PDF", resolution=PDF_DPI, save_all=True, append_images=rest)
+    return buffer.getvalue()
+
+
+def post(http: httpx.Client, route: str, data: bytes) -> httpx.Response:
+    return http.post(route, files={"image": ("scan.pdf", data, "application/pdf")}, timeout=600)
+
+
+def test_a_pdf_of_seal_pages_is_read_page_by_page(http: httpx.Client) -> None:
+    """Each page's seals where the page image's own answer has them (boxes scaled by the
+    rendering); the texts may differ where a seal reads differently at another resolution."""
+    truth = list(generated_pages(SEAL_SEED, 2, 0, style="plain"))
+    pdf = as_pdf([Image.open(io.BytesIO(page.image)) for page in truth])
+    response = post(http, "/v1/seal", pdf)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["model"]["name"] == "seal_document"
+    assert [page["page"] for page in body["pages"]] == [1, 2]
+    for page, expected in zip(body["pages"], truth, strict=True):
+        width, height = Image.open(io.BytesIO(expected.image)).size
+        scale = page["width"] / width
+        assert page["height"] / height == pytest.approx(scale, rel=0.01)  # scaled, not cut
+        direct = http.post("/v1/seal", files={"image": ("page.png", expected.image)}, timeout=300).json()
+        assert len(page["seals"]) == len(direct["seals"]) == len(expected.seals)
+        for found, seen in zip(sorted_seals(page["seals"]), sorted_seals(direct["seals"]), strict=True):
+            assert [v / scale for v in found["box"]] == pytest.approx(seen["box"], abs=0.03 * width)
+            assert found["rim_text"]
+
+
+def sorted_seals(seals: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(seals, key=lambda seal: (seal["box"][1], seal["box"][0]))
+
+
+def test_a_pdf_of_text_is_read_like_its_image(http: httpx.Client) -> None:
+    image, lines = render_page(random.Random(11), "en")
+    response = post(http, "/v1/ocr", as_pdf([image, image.rotate(0)]))
+    assert response.status_code == 200, response.text
+    pages = response.json()["pages"]
+    assert len(pages) == 2 and pages[0]["text"] == pages[1]["text"]
+    expected = "\n".join(lines)
+    assert levenshtein(pages[0]["text"], expected) <= 0.03 * len(expected)
+    assert all(0 <= x <= pages[0]["width"] for line in pages[0]["lines"] for x, _ in line["polygon"])
+
+
+def test_mnist_refuses_a_pdf(http: httpx.Client) -> None:
+    image, _ = render_page(random.Random(3), "en")
+    response = post(http, "/v1/mnist", as_pdf([image]))
+    assert response.status_code == 415 and response.json()["error"]["code"] == "unsupported_media_type"
+
+
+def test_the_api_docs_show_both_answers(http: httpx.Client) -> None:
+    paths = http.get("/openapi.json").json()["paths"]
+    for route, shapes in (("/v1/seal", {"SealResult", "SealPages"}), ("/v1/ocr", {"OcrResult", "OcrPages"})):
+        schema = paths[route]["post"]["responses"]["200"]["content"]["application/json"]["schema"]
+        assert {ref["$ref"].rsplit("/", 1)[1] for ref in schema["anyOf"]} == shapes
+        assert "application/pdf" in paths[route]["post"]["requestBody"]["content"]
