@@ -147,7 +147,7 @@ PDF_ENTRIES = frozenset({"pdf", "pdf of 25 blank pages", "pdf cut in half", "enc
 def expected_status(name: str, route: str) -> int | None:
     """The status an entry must get on a route, or None where any 4xx JSON (or 200) will do."""
     if name in PDF_ENTRIES:
-        return 422 if route in DOCUMENT_ROUTES else 415
+        return 422 if route.split("?")[0] in DOCUMENT_ROUTES else 415
     return EXPECTED_STATUS.get(name)
 
 
