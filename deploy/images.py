@@ -154,7 +154,11 @@ def _project_requirements(spec: str) -> list[str]:
 
 
 def _requirement_lines(arguments: list[str]) -> list[str]:
-    """pip install arguments as requirement-file lines; options that do not select packages are dropped."""
+    """pip install arguments as requirement-file lines; options that do not select packages are dropped.
+
+    Paths are read from the repository root: each Dockerfile copies what it installs to the same
+    relative path under its WORKDIR, so a path that is not in the repository fails the resolution.
+    """
     lines: list[str] = []
     words = iter(arguments)
     for word in words:
