@@ -3,18 +3,22 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 REF_VENV := .venv-ref
+IMAGE_VENV := .venv-image
+# The unit tests of the python models' code (triton_repo/shared), run again under the Triton image's pins.
+IMAGE_TESTS = $(shell grep -l -E '^(from|import) (imgproc|pymodel)|import_module."pymodel"' tests/unit/test_*.py)
+PYTEST_PIN = $(shell grep -o '"pytest==[^"]*"' pyproject.toml | tr -d '"')
 HOST ?= 0.0.0.0
 PORT ?= 8080
 PYTEST_ARGS ?=
 
-.PHONY: setup serve test lint unit system-packages models reference train bench clean
+.PHONY: setup serve test lint unit system-packages models reference image-tests train bench clean
 
 setup: $(VENV)/.installed system-packages models
 
 $(VENV)/.installed: pyproject.toml triton_repo/shared/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]' -e triton_repo/shared
+	$(BIN)/python -m pip install -q -e '.[local,dev]' -e triton_repo/shared
 	touch $@
 
 system-packages:
@@ -31,6 +35,20 @@ $(REF_VENV)/.installed: tests/support/requirements-ref.txt
 	$(REF_VENV)/bin/python -m pip install -q -r tests/support/requirements-ref.txt
 	touch $@
 
+# The Triton image runs the python models on its own Python (3.10) with its own pins
+# (triton_repo/requirements.txt: older Pillow and onnxruntime than .venv). This environment has
+# those pins on that Python where this machine has it (scripts/image-python.sh), and runs the
+# python models' unit tests and the image's weight provisioning in it.
+$(IMAGE_VENV)/.installed: triton_repo/requirements.txt scripts/image-python.sh
+	test -x $(IMAGE_VENV)/bin/python || $$(scripts/image-python.sh $(PYTHON)) -m venv $(IMAGE_VENV)
+	$(IMAGE_VENV)/bin/python -m pip install -q --upgrade pip
+	$(IMAGE_VENV)/bin/python -m pip install -q -r triton_repo/requirements.txt '$(PYTEST_PIN)'
+	touch $@
+
+image-tests: $(IMAGE_VENV)/.installed models
+	$(IMAGE_VENV)/bin/python gateway/provision.py triton_repo/models .cache/wheels
+	$(IMAGE_VENV)/bin/python -m pytest --noconftest -p no:cacheprovider -q $(IMAGE_TESTS)
+
 serve: setup
 	$(BIN)/python -m gateway serve --host $(HOST) --port $(PORT)
 
@@ -38,7 +56,7 @@ lint: $(VENV)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-test: setup reference lint
+test: setup reference lint image-tests
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 unit: $(VENV)/.installed
@@ -54,4 +72,4 @@ bench: setup reference
 	$(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) $(REF_VENV) .venv-train .cache .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(REF_VENV) $(IMAGE_VENV) .venv-train .cache .pytest_cache .mypy_cache .ruff_cache

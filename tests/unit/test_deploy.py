@@ -34,15 +34,3 @@ def test_compose_wires_health_gpu_and_metrics() -> None:
     prometheus = yaml.safe_load((ROOT / "deploy/prometheus/prometheus.yml").read_text())
     targets = {t for job in prometheus["scrape_configs"] for c in job["static_configs"] for t in c["targets"]}
     assert targets == {"gateway:8080", "triton:8002"}
-
-
-def test_triton_image_matches_the_bundled_server() -> None:
-    dockerfile = (ROOT / "deploy/triton/Dockerfile").read_text()
-    assert "nvcr.io/nvidia/tritonserver:24.10-py3" in dockerfile  # Triton 2.51, as in nvidia-pytriton 0.7.0
-
-
-def test_python_model_requirements_match_the_local_pins() -> None:
-    pyproject = (ROOT / "pyproject.toml").read_text()
-    for line in (ROOT / "triton_repo/requirements.txt").read_text().splitlines():
-        if line and not line.startswith("#"):
-            assert f'"{line}"' in pyproject, f"{line} differs between the image and the local environment"
