@@ -141,13 +141,15 @@ def test_the_image_pins_every_python_model_dependency_the_local_environment_pins
     assert _names(image) <= _names(local)
 
 
+CLIENT = "gateway.client"  # python -m gateway.client: the `client` extra (httpx) on top
 GATEWAY_IMPORTS = textwrap.dedent(
     """
     import importlib, json, pkgutil, sys
     before = set(sys.modules)  # what the interpreter's start-up loaded (site, .pth hooks)
     import gateway
     for module in pkgutil.walk_packages(gateway.__path__, "gateway."):
-        importlib.import_module(module.name)
+        if not module.name.startswith(CLIENT):  # the folder client has its own extra
+            importlib.import_module(module.name)
     from gateway.main import create_app
     create_app()
     print(json.dumps(sorted({name.split(".")[0] for name in set(sys.modules) - before})))
@@ -181,7 +183,7 @@ def _runtime_closure(root: str) -> set[str]:
 def test_the_gateway_imports_nothing_outside_its_runtime_dependencies() -> None:
     from importlib import metadata
 
-    command = [sys.executable, "-c", GATEWAY_IMPORTS]
+    command = [sys.executable, "-c", f"CLIENT = {CLIENT!r}\n{GATEWAY_IMPORTS}"]
     result = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT, check=False)
     assert result.returncode == 0, result.stderr
     imported = set(json.loads(result.stdout.splitlines()[-1]))
@@ -194,3 +196,17 @@ def test_the_gateway_imports_nothing_outside_its_runtime_dependencies() -> None:
         if module in providers and not {d.lower().replace("_", "-") for d in providers[module]} & allowed
     }
     assert not outside, f"the gateway imports modules of undeclared distributions: {outside}"
+
+
+def test_the_folder_client_imports_only_the_gateway_httpx_and_the_standard_library() -> None:
+    import ast
+
+    client = ROOT / "gateway" / "client"
+    names: set[str] = set()
+    for path in client.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names.add(node.module.split(".")[0])
+    assert names - set(sys.stdlib_module_names) == {"gateway", "httpx"}
