@@ -1,6 +1,7 @@
-"""Command line: `serve` (local Triton + gateway) and `models` (provision third-party weights).
+"""Command line: `serve` (local Triton + gateway), `triton` (the local Triton alone) and `models`.
 
 python -m gateway serve [--host H] [--port P] [--triton-url URL] [--workers N]
+python -m gateway triton [--http-port P] [--grpc-port P] [--metrics-port P] [--model NAME ...]
 python -m gateway models
 """
 
@@ -12,15 +13,18 @@ import logging
 import os
 import signal
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from types import FrameType
 
 import uvicorn
 
-from gateway.local_triton import PROJECT_ROOT, TRITON_REPO, LocalTriton, TritonStartError
+from gateway.local_triton import PROJECT_ROOT, TRITON_REPO, LocalTriton, TritonPorts, TritonStartError
 
 logger = logging.getLogger("gateway")
 CACHE_DIR = PROJECT_ROOT / ".cache"
+# How often the foreground `triton` command looks whether the server is still alive.
+TRITON_WATCH_INTERVAL_S = 0.5
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -31,8 +35,18 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8080)
     serve.add_argument("--triton-url", help="use this Triton (gRPC host:port) instead of starting one")
     serve.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
+    _add_triton_parser(commands)
     commands.add_parser("models", help="download and verify the third-party ONNX models")
     return parser
+
+
+def _add_triton_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    triton = commands.add_parser("triton", help="run the bundled Triton alone, in the foreground")
+    for name in ("http", "grpc", "metrics"):
+        triton.add_argument(f"--{name}-port", type=int, help=f"{name} port (default: a free one)")
+    triton.add_argument(
+        "--model", action="append", dest="models", metavar="NAME", help="load only this model (repeatable)"
+    )
 
 
 @contextlib.contextmanager
@@ -79,6 +93,41 @@ def serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _triton_ports(args: argparse.Namespace) -> TritonPorts:
+    free = TritonPorts.free()
+    return TritonPorts(
+        http=args.http_port or free.http,
+        grpc=args.grpc_port or free.grpc,
+        metrics=args.metrics_port or free.metrics,
+    )
+
+
+def _only_models(names: Sequence[str] | None) -> tuple[str, ...]:
+    """Triton arguments that load only `names` (ensembles bring their steps); all when None."""
+    if not names:
+        return ()
+    return ("--model-control-mode=explicit", *(f"--load-model={name}" for name in names))
+
+
+def triton(args: argparse.Namespace) -> int:
+    """Run the local Triton until SIGINT/SIGTERM (exit 0) or until it dies (exit 1)."""
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    server = LocalTriton(ports=_triton_ports(args), extra_args=_only_models(args.models))
+    try:
+        with server:
+            urls = f"http {server.http_url}  grpc {server.grpc_url}  metrics :{server.ports.metrics}"
+            print(f"Triton  : {urls}  log {server.log_path}")  # noqa: T201
+            while server.is_running():
+                time.sleep(TRITON_WATCH_INTERVAL_S)
+            logger.error("tritonserver exited on its own\n%s", server.log_tail())
+            return 1
+    except TritonStartError as exc:
+        logger.error("%s", exc)
+        return 1
+    except KeyboardInterrupt:
+        return 0
+
+
 def models() -> int:
     from gateway.provision import ProvisionError, provision_models  # noqa: PLC0415
 
@@ -94,6 +143,8 @@ def models() -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     args = _parser().parse_args(argv)
+    if args.command == "triton":
+        return triton(args)
     return serve(args) if args.command == "serve" else models()
 
 
