@@ -116,7 +116,7 @@ def triton(args: argparse.Namespace) -> int:
     try:
         with server:
             urls = f"http {server.http_url}  grpc {server.grpc_url}  metrics :{server.ports.metrics}"
-            print(f"Triton  : {urls}  log {server.log_path}")  # noqa: T201
+            print(f"Triton  : {urls}  pid {server.pid}  log {server.log_path}", flush=True)  # noqa: T201
             while server.is_running():
                 time.sleep(TRITON_WATCH_INTERVAL_S)
             logger.error("tritonserver exited on its own\n%s", server.log_tail())

@@ -21,6 +21,7 @@ import numpy.typing as npt
 import tritonclient.grpc.aio as grpcclient
 from tritonclient.utils import InferenceServerException
 
+from gateway.balancing import BALANCING_CHANNEL_ARGS, grpc_target
 from gateway.errors import GatewayError, InvalidImage, Overloaded, TritonUnavailable, UpstreamTimeout
 from gateway.metrics import GatewayMetrics
 
@@ -61,7 +62,10 @@ class TritonClient:
     """Owns the gRPC channel; opened in the app's lifespan, closed at shutdown."""
 
     def __init__(self, url: str, timeout_s: float, metrics: GatewayMetrics, retry_after_s: int = 1) -> None:
-        self._client = grpcclient.InferenceServerClient(url, channel_args=CHANNEL_ARGS)
+        # One channel over every Triton `url` names, balanced per call (gateway.balancing).
+        self._client = grpcclient.InferenceServerClient(
+            grpc_target(url), channel_args=[*CHANNEL_ARGS, *BALANCING_CHANNEL_ARGS]
+        )
         self._timeout_s = timeout_s
         self._metrics = metrics
         self._retry_after_s = retry_after_s
