@@ -109,6 +109,8 @@ def test_triton_gets_a_gpu_shared_memory_and_health_probes() -> None:
     assert container["livenessProbe"]["httpGet"]["path"] == "/v2/health/live"
     assert container["readinessProbe"]["httpGet"]["path"] == "/v2/health/ready"
     assert container["startupProbe"]["failureThreshold"] * container["startupProbe"]["periodSeconds"] >= 120
+    # Without a connection age, gateways would never re-resolve DNS and never see new Tritons.
+    assert any(arg.startswith("--grpc-max-connection-age=") for arg in container["args"])
 
 
 def test_the_cpu_overlay_asks_for_no_gpu() -> None:
