@@ -33,7 +33,10 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="run the gateway, with a local Triton unless --triton-url")
     serve.add_argument("--host", default="0.0.0.0")
     serve.add_argument("--port", type=int, default=8080)
-    serve.add_argument("--triton-url", help="use this Triton (gRPC host:port) instead of starting one")
+    serve.add_argument(
+        "--triton-url",
+        help="use these Tritons (gRPC host:port[,host:port...] or dns:///name:port), start none",
+    )
     serve.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
     _add_triton_parser(commands)
     commands.add_parser("models", help="download and verify the third-party ONNX models")

@@ -130,6 +130,15 @@ def digit_png() -> bytes:
     return cv2.imencode(".png", images[0])[1].tobytes()
 
 
+def assert_a_dns_target_serves(server: TritonProcess, image: bytes) -> None:
+    """`dns:///name:port`, the form a Kubernetes headless Service is named by, reaches Triton."""
+    settings = Settings(triton_url=f"dns:///localhost:{server.grpc}", ready_models=("mnist",))
+    with serve_gateway(settings) as gateway:
+        assert httpx.get(f"{gateway}/readyz", timeout=10).status_code == 200
+        response = httpx.post(f"{gateway}/v1/mnist", files={"image": ("d.png", image)}, timeout=30)
+        assert response.status_code == 200
+
+
 def test_one_gateway_spreads_over_two_tritons_and_survives_losing_one() -> None:
     image = digit_png()
     with tritons(2) as (first, second):
@@ -144,6 +153,7 @@ def test_one_gateway_spreads_over_two_tritons_and_survives_losing_one() -> None:
             served = [first.inferences(), second.inferences()]
             print(f"requests served per Triton: {served}")  # noqa: T201
             assert sum(served) == BALANCE_REQUESTS and min(served) >= BALANCE_REQUESTS // 4
+            assert_a_dns_target_serves(first, image)
 
             killed_pid = first.server_pid()
             before_second = second.inferences()
@@ -154,7 +164,10 @@ def test_one_gateway_spreads_over_two_tritons_and_survives_losing_one() -> None:
                 time.sleep(LOAD_AFTER_KILL_S)
             after = [status for at, status in load.results if at >= killed_at]
             failures = [status for status in after if status != 200]
-            print(f"after the kill: {len(after)} requests, failures {failures}")  # noqa: T201
+            last_failure = max((at - killed_at for at, status in load.results if status != 200), default=0.0)
+            print(  # noqa: T201
+                f"after the kill: {len(after)} requests, failures {failures}, last {last_failure:.2f} s after"
+            )
             assert len(failures) <= MAX_FAILED_REQUESTS, failures
             assert len(after) - len(failures) >= 2 * LOAD_THREADS
             assert second.inferences() - before_second >= len(after) - len(failures)
