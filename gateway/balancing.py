@@ -65,7 +65,9 @@ def split_endpoints(url: str) -> list[tuple[str, int]]:
 
 def validate_triton_url(url: str) -> str:
     """Check one of the accepted forms (see the module docstring); raises ValueError."""
-    split_endpoints(url.removeprefix(DNS_SCHEME) if url.startswith(DNS_SCHEME) else url)
+    endpoints = split_endpoints(url.removeprefix(DNS_SCHEME))
+    if url.startswith(DNS_SCHEME) and len(endpoints) != 1:
+        raise ValueError(f"a dns:/// target names one host:port, got {url!r}")
     return url
 
 

@@ -29,7 +29,19 @@ def test_urls_become_grpc_targets(url: str, target: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "url", ["", "triton", "triton:", ":8001", "a:8001,", "a:8001,b", "a:99999", "dns:///triton", "a:x"]
+    "url",
+    [
+        "",
+        "triton",
+        "triton:",
+        ":8001",
+        "a:8001,",
+        "a:8001,b",
+        "a:99999",
+        "dns:///triton",
+        "dns:///a:1,b:2",
+        "a:x",
+    ],
 )
 def test_malformed_urls_are_refused_at_start(url: str) -> None:
     with pytest.raises(ValidationError):
