@@ -11,9 +11,9 @@ HOST ?= 0.0.0.0
 PORT ?= 8080
 PYTEST_ARGS ?=
 
-.PHONY: setup serve test lint unit system-packages models reference image-tests train bench clean
+.PHONY: setup serve test lint unit system-packages kubectl models reference image-tests train bench clean
 
-setup: $(VENV)/.installed system-packages models
+setup: $(VENV)/.installed system-packages kubectl models
 
 $(VENV)/.installed: pyproject.toml triton_repo/shared/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,10 @@ $(VENV)/.installed: pyproject.toml triton_repo/shared/pyproject.toml
 
 system-packages:
 	./scripts/system-packages.sh
+
+# A pinned kubectl (Debian's) that renders deploy/k8s in the tests.
+kubectl: system-packages
+	./scripts/kubectl.sh
 
 models: $(VENV)/.installed
 	$(BIN)/python -m gateway models

@@ -1,6 +1,7 @@
-"""Command line: `serve` (local Triton + gateway) and `models` (provision third-party weights).
+"""Command line: `serve` (local Triton + gateway), `triton` (the local Triton alone) and `models`.
 
-python -m gateway serve [--host H] [--port P] [--triton-url URL] [--workers N]
+python -m gateway serve [--host H] [--port P] [--triton-url URL] [--workers N] [--models A,B]
+python -m gateway triton [--http-port P] [--grpc-port P] [--metrics-port P] [--model NAME ...]
 python -m gateway models
 """
 
@@ -12,10 +13,18 @@ import logging
 import os
 import signal
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from types import FrameType
 
-from gateway.local_triton import PROJECT_ROOT, TRITON_REPO, LocalTriton, TritonStartError, only_models
+from gateway.local_triton import (
+    PROJECT_ROOT,
+    TRITON_REPO,
+    LocalTriton,
+    TritonPorts,
+    TritonStartError,
+    only_models,
+)
 from gateway.requestid import install_log_request_ids
 from gateway.server import run_gateway
 from gateway.settings import Settings
@@ -23,6 +32,8 @@ from gateway.supervisor import TritonSupervisor
 
 logger = logging.getLogger("gateway")
 CACHE_DIR = PROJECT_ROOT / ".cache"
+# How often the foreground `triton` command looks whether the server is still alive.
+TRITON_WATCH_INTERVAL_S = 0.5
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -31,13 +42,26 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="run the gateway, with a local Triton unless --triton-url")
     serve.add_argument("--host", default="0.0.0.0")
     serve.add_argument("--port", type=int, default=8080)
-    serve.add_argument("--triton-url", help="use this Triton (gRPC host:port) instead of starting one")
+    serve.add_argument(
+        "--triton-url",
+        help="use these Tritons (gRPC host:port[,host:port...] or dns:///name:port), start none",
+    )
     serve.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
     serve.add_argument(
         "--models", help="comma-separated: load only these models into the local Triton (default all)"
     )
+    _add_triton_parser(commands)
     commands.add_parser("models", help="download and verify the third-party ONNX models")
     return parser
+
+
+def _add_triton_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    triton = commands.add_parser("triton", help="run the bundled Triton alone, in the foreground")
+    for name in ("http", "grpc", "metrics"):
+        triton.add_argument(f"--{name}-port", type=int, help=f"{name} port (default: a free one)")
+    triton.add_argument(
+        "--model", action="append", dest="models", metavar="NAME", help="load only this model (repeatable)"
+    )
 
 
 @contextlib.contextmanager
@@ -79,6 +103,35 @@ def serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _triton_ports(args: argparse.Namespace) -> TritonPorts:
+    free = TritonPorts.free()
+    return TritonPorts(
+        http=args.http_port or free.http,
+        grpc=args.grpc_port or free.grpc,
+        metrics=args.metrics_port or free.metrics,
+    )
+
+
+def triton(args: argparse.Namespace) -> int:
+    """Run the local Triton until SIGINT/SIGTERM (exit 0) or until it dies (exit 1)."""
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    extra_args = only_models(args.models) if args.models else ()
+    server = LocalTriton(ports=_triton_ports(args), extra_args=extra_args)
+    try:
+        with server:
+            urls = f"http {server.http_url}  grpc {server.grpc_url}  metrics :{server.ports.metrics}"
+            print(f"Triton  : {urls}  pid {server.pid}  log {server.log_path}", flush=True)  # noqa: T201
+            while server.is_running():
+                time.sleep(TRITON_WATCH_INTERVAL_S)
+            logger.error("tritonserver exited on its own\n%s", server.log_tail())
+            return 1
+    except TritonStartError as exc:
+        logger.error("%s", exc)
+        return 1
+    except KeyboardInterrupt:
+        return 0
+
+
 def models() -> int:
     from gateway.provision import ProvisionError, provision_models  # noqa: PLC0415
 
@@ -96,6 +149,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for handler in logging.getLogger().handlers:
         install_log_request_ids(handler)
     args = _parser().parse_args(argv)
+    if args.command == "triton":
+        return triton(args)
     return serve(args) if args.command == "serve" else models()
 
 

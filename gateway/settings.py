@@ -7,6 +7,8 @@ from pathlib import Path
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from gateway.balancing import validate_triton_url
+
 MIB = 1024 * 1024
 
 
@@ -15,7 +17,9 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="GATEWAY_", frozen=True)
 
-    triton_url: str = Field("127.0.0.1:8001", description="Triton gRPC endpoint, host:port")
+    triton_url: str = Field(
+        "127.0.0.1:8001", description="Triton gRPC endpoints: host:port[,host:port...] or dns:///name:port"
+    )
     request_timeout_s: float = Field(30.0, gt=0, description="deadline for one Triton call")
     max_upload_bytes: int = Field(10 * MIB, gt=0, description="largest accepted image upload")
     max_pixels: int = Field(50_000_000, gt=0, description="largest accepted width x height")
@@ -36,8 +40,5 @@ class Settings(BaseSettings):
 
     @field_validator("triton_url")
     @classmethod
-    def _host_port(cls, value: str) -> str:
-        host, _, port = value.rpartition(":")
-        if not host or not port.isdigit():
-            raise ValueError(f"triton_url must be host:port, got {value!r}")
-        return value
+    def _endpoints(cls, value: str) -> str:
+        return validate_triton_url(value)

@@ -28,6 +28,7 @@ import numpy.typing as npt
 import tritonclient.grpc.aio as grpcclient
 from tritonclient.utils import InferenceServerException
 
+from gateway.balancing import BALANCING_CHANNEL_ARGS, grpc_target
 from gateway.errors import (
     GatewayError,
     InvalidImage,
@@ -48,12 +49,9 @@ CHANNEL_ARGS = [
     ("grpc.keepalive_permit_without_calls", 1),
     ("grpc.max_send_message_length", 64 * 1024 * 1024),
     ("grpc.max_receive_message_length", 64 * 1024 * 1024),
-    # Reconnect to a Triton that went away within about a second of its return: gRPC's
-    # default back-off grows to two minutes, which kept answering 503 for 8-10 s after
-    # a restarted Triton was ready again.
-    ("grpc.initial_reconnect_backoff_ms", 250),
-    ("grpc.min_reconnect_backoff_ms", 250),
-    ("grpc.max_reconnect_backoff_ms", 1000),
+    # Reconnecting within about a second of a Triton's return (gRPC's default back-off grows to
+    # two minutes, which kept answering 503 for 8-10 s after a restarted Triton was ready) and
+    # spreading calls over many Tritons: gateway.balancing's BALANCING_CHANNEL_ARGS.
 ]
 Parameters = Mapping[str, str | int | bool]
 
@@ -88,7 +86,10 @@ class TritonClient:
     """Owns the gRPC channel; opened in the app's lifespan, closed at shutdown."""
 
     def __init__(self, url: str, timeout_s: float, metrics: GatewayMetrics, retry_after_s: int = 1) -> None:
-        self._client = grpcclient.InferenceServerClient(url, channel_args=CHANNEL_ARGS)
+        # One channel over every Triton `url` names, balanced per call (gateway.balancing).
+        self._client = grpcclient.InferenceServerClient(
+            grpc_target(url), channel_args=[*CHANNEL_ARGS, *BALANCING_CHANNEL_ARGS]
+        )
         self._timeout_s = timeout_s
         self._metrics = metrics
         self._retry_after_s = retry_after_s
