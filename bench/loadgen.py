@@ -109,8 +109,9 @@ def _run(command: list[str], env: dict[str, str] | None, timeout_s: float) -> tu
     return done.stdout, children_cpu_s() - cpu_before
 
 
-def wrk(target: Target, connections: int, duration_s: int) -> Run:
-    """POST target.body over `connections` keep-alive HTTP/1.1 connections for duration_s."""
+def wrk(target: Target, connections: int, duration_s: int, timeout_s: int = REQUEST_TIMEOUT_S) -> Run:
+    """POST target.body over `connections` keep-alive HTTP/1.1 connections for duration_s;
+    a request unanswered after timeout_s counts as an error."""
     with tempfile.NamedTemporaryFile(suffix=".body") as body:
         body.write(target.body)
         body.flush()
@@ -119,7 +120,7 @@ def wrk(target: Target, connections: int, duration_s: int) -> Run:
             "-t1",
             f"-c{connections}",
             f"-d{duration_s}s",
-            f"--timeout={REQUEST_TIMEOUT_S}s",
+            f"--timeout={timeout_s}s",
         ]
         command += [arg for header in target.headers for arg in ("-H", header)]
         command += ["-s", str(WRK_SCRIPT), target.url]

@@ -28,6 +28,10 @@ MNIST_CONNECTIONS, OCR_CONNECTIONS = 32, 4
 ADMITTED = 4  # the overloaded gateway's max_in_flight
 OVERLOAD_CLIENTS = 2 * ADMITTED
 OVERLOAD_REQUESTS = 400
+# wrk's client timeout in the soak: the gateway's own request deadline is 30 s, and four OCR
+# pages at once on two cores take about 10 s each. With wrk's usual 10 s, slow answers counted
+# as failures and wrk's retries piled onto the abandoned requests Triton was still serving.
+SOAK_CLIENT_TIMEOUT_S = 60
 
 
 def rss_mib(root: int) -> float:
@@ -59,7 +63,8 @@ def soak_row(stack: Stack, route: str, body: bytes, connections: int, duration_s
     """One soak run as a table row: load, failures, latency, and memory before -> after."""
     headers, payload = _multipart(body)
     gateway_before, triton_before = rss_mib(stack.gateway_pid), rss_mib(stack.triton_pid)
-    run = wrk(Target(route, stack.gateway_url + route, headers, payload, "http1"), connections, duration_s)
+    target = Target(route, stack.gateway_url + route, headers, payload, "http1")
+    run = wrk(target, connections, duration_s, SOAK_CLIENT_TIMEOUT_S)
     gateway_after, triton_after = rss_mib(stack.gateway_pid), rss_mib(stack.triton_pid)
     return (
         f"| `{route}` | {connections} | {run.duration_s:.0f} | {run.requests} | {run.errors} | {run.rps:.1f} "

@@ -10,6 +10,7 @@ them, with the grace period but without the drain.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import threading
@@ -63,4 +64,7 @@ def run_gateway(host: str, port: int, workers: int, settings: Settings) -> None:
         http=HTTP,
         access_log=False,
     )
-    DrainingServer(config, lifecycle, settings.drain_s).run()
+    # uvicorn re-raises the SIGINT it caught once it has shut down; uvicorn.run swallows the
+    # KeyboardInterrupt that follows, and so must we, or Ctrl-C would end `serve` with status -2.
+    with contextlib.suppress(KeyboardInterrupt):
+        DrainingServer(config, lifecycle, settings.drain_s).run()

@@ -33,6 +33,7 @@ HEAL_TIMEOUT_S = 300.0
 # grown to 8-10 s after a restart, so a bound well under that shows the capped back-off works.
 RECONNECT_BOUND_S = 5.0
 TRITON_PID = re.compile(r"^Triton  : .* pid (\d+) ", re.MULTILINE)
+RESTARTED_PID = re.compile(r"tritonserver is back \(restart \d+\), pid (\d+)")
 MNIST_MODELS = ("mnist_preprocess", "mnist_classifier", "mnist")  # the ensemble and its steps
 
 
@@ -84,9 +85,9 @@ def threads(load: Load, count: int) -> list[threading.Thread]:
 
 
 @pytest.fixture
-def serve() -> Iterator[tuple[subprocess.Popen[str], str, int]]:
+def serve() -> Iterator[tuple[subprocess.Popen[str], str, int, list[str]]]:
     """`python -m gateway serve` with its own local Triton serving MNIST only (it restarts in
-    seconds): (process, URL, Triton's pid)."""
+    seconds): (process, URL, Triton's first pid, its output so far)."""
     port = free_port()
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "GATEWAY_READY_MODELS": '["mnist"]'}
     command = [sys.executable, "-m", "gateway", "serve", "--host", "127.0.0.1", "--port", str(port)]
@@ -102,7 +103,7 @@ def serve() -> Iterator[tuple[subprocess.Popen[str], str, int]]:
         wait_until_ok(f"{url}/readyz", process, READY_TIMEOUT_S)
         match = TRITON_PID.search("".join(output))
         assert match, "".join(output)
-        yield process, url, int(match[1])
+        yield process, url, int(match[1]), output
     finally:
         if process.poll() is None:
             process.send_signal(signal.SIGINT)
@@ -120,9 +121,9 @@ def _collect(process: subprocess.Popen[str], output: list[str]) -> None:
 
 
 def test_a_killed_triton_heals_and_sigterm_loses_no_request(
-    serve: tuple[subprocess.Popen[str], str, int],
+    serve: tuple[subprocess.Popen[str], str, int, list[str]],
 ) -> None:
-    process, url, triton_pid = serve
+    process, url, triton_pid, output = serve
     load = Load(url, digit_png())
     workers = threads(load, 2)
     time.sleep(1.0)
@@ -155,6 +156,9 @@ def test_a_killed_triton_heals_and_sigterm_loses_no_request(
     after = load.answers[before:]
     print(f"SIGTERM under load: {len(after)} requests answered while draining, {load.refused} refused after")  # noqa: T201
     assert process.returncode == 0
+    (restarted_pid,) = RESTARTED_PID.findall("".join(output))
+    with pytest.raises(ProcessLookupError):  # the Triton it restarted is stopped with it
+        os.kill(int(restarted_pid), 0)
     # Every request sent while the server accepted was answered. Once the listener closes, a
     # connection the kernel had queued but the server not yet taken is reset: that request
     # was never accepted (a client retries it elsewhere), so it is not counted as lost.
