@@ -62,7 +62,7 @@ function element(tag, className, text) {
   return node;
 }
 
-function showSeals(answer, context) {
+function showSeals(answer, context, target = $("text")) {
   for (const seal of answer.seals) {
     const [x0, y0, x1, y1] = seal.box;
     if (context) {
@@ -74,12 +74,12 @@ function showSeals(answer, context) {
     block.append(element("div", "rim", seal.rim_text || "(no rim text)"));
     for (const line of seal.inner_texts) block.append(element("div", "inner", line.text));
     for (const code of seal.codes) block.append(element("div", "code", code));
-    $("text").append(block);
+    target.append(block);
   }
-  if (!answer.seals.length) $("text").textContent = "No seal found.";
+  if (!answer.seals.length) target.append(element("div", "", "No seal found."));
 }
 
-function showLines(answer, context) {
+function showLines(answer, context, target = $("text")) {
   if (context) {
     context.strokeStyle = "#06c";
     for (const line of answer.lines) {
@@ -89,7 +89,7 @@ function showLines(answer, context) {
       context.stroke();
     }
   }
-  $("text").textContent = answer.text || "No text found.";
+  target.append(element("div", "", answer.text || "No text found."));
 }
 
 function showDigit(answer, context) {
@@ -107,8 +107,10 @@ function showDigit(answer, context) {
 function showPages(answer, show) {
   // A PDF's answer: every page's reading, one after another (no picture to draw on).
   for (const page of answer.pages) {
-    $("text").append(element("h3", "", `Page ${page.page}`));
-    show(page, null);
+    const block = element("section", "page");
+    block.append(element("h3", "", `Page ${page.page}`));
+    $("text").append(block);
+    show(page, null, block);
   }
 }
 
@@ -152,7 +154,11 @@ function wire() {
   chooseTaskFromAddress();
   $("key").value = localStorage.getItem(KEY_STORE) || "";
   $("key").addEventListener("change", () => localStorage.setItem(KEY_STORE, $("key").value.trim()));
-  $("file").addEventListener("change", () => run($("file").files[0]));
+  $("file").addEventListener("change", () => {
+    const file = $("file").files[0];
+    $("file").value = ""; // picking the same file again (after entering a key, say) runs it again
+    run(file);
+  });
   const drop = $("drop");
   drop.addEventListener("dragover", (event) => {
     event.preventDefault();

@@ -6,6 +6,7 @@ host. Screenshots are kept in `test-artifacts/` for a person to look at."""
 from __future__ import annotations
 
 import io
+import re
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,8 @@ import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from evaluation.seal.dataset import generated_pages
+from gateway.settings import Settings
+from tests.support.servers import serve_gateway
 from tests.support.text_corpus import render_page
 
 pytestmark = pytest.mark.integration
@@ -34,6 +37,7 @@ CHROMIUM_ARGS = [
 ]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 ANSWER_TIMEOUT_MS = 120_000
+ANSWERED = re.compile(r"answered in|^\d{3}: ")  # what the status says once an answer is in
 SEAL_SEED = 20261124
 
 
@@ -60,8 +64,10 @@ def page(browser: Browser, gateway_url: str) -> Iterator[tuple[Page, list[str]]]
 
 
 def upload(page: Page, path: Path) -> None:
+    """Pick a file (which runs the task) and wait for the answer or the error."""
+    page.eval_on_selector("#status", "status => { status.textContent = ''; }")
     page.set_input_files("#file", str(path))
-    expect(page.locator("#status")).not_to_contain_text("Reading", timeout=ANSWER_TIMEOUT_MS)
+    expect(page.locator("#status")).to_have_text(ANSWERED, timeout=ANSWER_TIMEOUT_MS)
 
 
 def test_a_seal_page_shows_its_seals_on_the_picture(
@@ -115,3 +121,40 @@ def test_an_api_error_is_shown_as_the_api_says_it(
     upload(browser_page, junk)
     expect(browser_page.locator("#status")).to_have_class("error")
     expect(browser_page.locator("#status")).to_contain_text("415:")
+
+
+def test_with_api_keys_the_page_asks_for_one_and_uses_it(
+    browser: Browser, gateway_settings: Settings, tmp_path: Path
+) -> None:
+    key = "page-test-key-0123456789"
+    settings = gateway_settings.model_copy(update={"api_keys": (key,)})
+    rendered, _ = render_page(random.Random(5), "en")
+    image = tmp_path / "letter.png"
+    rendered.save(image)
+    with serve_gateway(settings) as url:
+        context = browser.new_context()
+        browser_page = context.new_page()
+        browser_page.goto(f"{url}/?task=ocr")
+        upload(browser_page, image)
+        expect(browser_page.locator("#status")).to_contain_text("401:")
+        expect(browser_page.locator("#status")).to_contain_text("enter an API key")
+        expect(browser_page.locator("#key-label")).to_have_class("wanted")
+        browser_page.fill("#key", key)
+        browser_page.dispatch_event("#key", "change")
+        upload(browser_page, image)
+        expect(browser_page.locator("#status")).to_contain_text("ocr: answered in")
+        assert browser_page.evaluate("localStorage.getItem('gateway-api-key')") == key
+        context.close()
+
+
+def test_a_pdf_shows_each_page_s_text(page: tuple[Page, list[str]], gateway_url: str, tmp_path: Path) -> None:
+    browser_page, _ = page
+    rendered, _ = render_page(random.Random(9), "en")
+    document = tmp_path / "scan.pdf"
+    rendered.convert("RGB").save(
+        document, "PDF", resolution=150, save_all=True, append_images=[rendered.convert("RGB")]
+    )
+    browser_page.goto(f"{gateway_url}/?task=ocr")
+    upload(browser_page, document)
+    expect(browser_page.locator("#status")).to_contain_text("ocr: answered in")
+    assert browser_page.locator("#text h3").all_inner_texts() == ["Page 1", "Page 2"]
