@@ -28,7 +28,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("suites", nargs="*", metavar="{app,frontdoor,ocr,seal}", help="default: all")
     parser.add_argument("--requests", type=int, default=24, help="ocr/seal: requests per level or page")
     parser.add_argument("--duration", type=int, default=5, help="frontdoor: whole seconds per run (wrk)")
-    parser.add_argument("--rounds", type=int, default=3, help="frontdoor: runs per path and level")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="frontdoor: runs per path and level; ocr: alternating rounds"
+    )
     parser.add_argument(
         "--levels", default=",".join(map(str, frontdoor.LEVELS)), help="frontdoor: connections"
     )
@@ -60,7 +62,7 @@ def main() -> int:
             text, _ = frontdoor.run(stack, digit, args.out, levels, args.rounds, args.duration)
             print(text, "\n", flush=True)
         if "ocr" in suites:
-            print(ocr.run(stack, args.requests), "\n", flush=True)
+            print(ocr.run(stack, args.requests, args.rounds, args.out), "\n", flush=True)
         if "seal" in suites:
             print(seal.run(stack, args.requests), flush=True)
     return 0
