@@ -1,7 +1,7 @@
 """Run the benchmarks against a fresh local stack and print Markdown for BENCHMARKS.md.
 
 .venv/bin/python -m bench [app|frontdoor|ocr|seal ...] [--requests N] [--duration S] [--rounds R]
-                          [--levels 1,4,16,64] [--workers W] [--split-cores]
+                          [--levels 1,4,16,64] [--ocr-levels 1,4,16] [--workers W] [--split-cores]
                           [--out DIR]
 
 With no suite named, all run. `app` needs no server (the gateway's own CPU per request, Triton
@@ -34,6 +34,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--levels", default=",".join(map(str, frontdoor.LEVELS)), help="frontdoor: connections"
     )
+    parser.add_argument("--ocr-levels", default="1,4,16", help="ocr: concurrent clients")
     parser.add_argument("--workers", type=int, default=1, help="gateway worker processes")
     parser.add_argument(
         "--split-cores", action="store_true", help="Triton on half the CPUs, gateway and load on the rest"
@@ -62,7 +63,8 @@ def main() -> int:
             text, _ = frontdoor.run(stack, digit, args.out, levels, args.rounds, args.duration)
             print(text, "\n", flush=True)
         if "ocr" in suites:
-            print(ocr.run(stack, args.requests, args.rounds, args.out), "\n", flush=True)
+            levels = [int(level) for level in args.ocr_levels.split(",")]
+            print(ocr.run(stack, args.requests, args.rounds, args.out, levels), "\n", flush=True)
         if "seal" in suites:
             print(seal.run(stack, args.requests), flush=True)
     return 0

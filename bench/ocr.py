@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -85,13 +86,15 @@ def reference(images: Sequence[bytes]) -> Iterator[Reference]:
                 process.stdin.close()
 
 
-def measure(stack: Stack, images: list[bytes], requests: int, rounds: int) -> list[Round]:
+def measure(
+    stack: Stack, images: list[bytes], requests: int, rounds: int, levels: Sequence[int]
+) -> list[Round]:
     """`rounds` rounds, each every level on both sides one after the other (which side first alternates)."""
     measured = []
     with reference(images) as ref:
         for number in range(rounds):
-            for concurrency in CONCURRENCY:
-                n = max(requests, 2 * concurrency)
+            for concurrency in levels:
+                n = max(requests, concurrency)
                 sides = [
                     lambda c=concurrency, n=n: _ours(stack, images, c, n),
                     lambda c=concurrency, n=n: ref.read(c, n),
@@ -107,6 +110,7 @@ def measure(stack: Stack, images: list[bytes], requests: int, rounds: int) -> li
                         concurrency, ours, theirs, 1000 * np.median(ours_s), 1000 * np.median(ref_s), errors
                     )
                 )
+                print(f"round {number + 1}: {measured[-1]}", file=sys.stderr, flush=True)
     return measured
 
 
@@ -125,7 +129,7 @@ def table(rounds: Sequence[Round]) -> str:
         "/v1/ocr p50 ms | RapidOCR p50 ms | /v1/ocr errors |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for level in CONCURRENCY:
+    for level in sorted({r.concurrency for r in rounds}):
         rs = [r for r in rounds if r.concurrency == level]
         ratios = [r.ratio for r in rs]
         lines.append(
@@ -139,6 +143,7 @@ def table(rounds: Sequence[Round]) -> str:
 
 def plot(rounds: Sequence[Round], path: Path) -> None:
     """Pages/s against concurrency for both sides: the median line, every round as a dot."""
+    levels = sorted({r.concurrency for r in rounds})
     import matplotlib  # noqa: PLC0415 - only the full benchmark draws
 
     matplotlib.use("Agg")
@@ -146,8 +151,8 @@ def plot(rounds: Sequence[Round], path: Path) -> None:
 
     figure, axes = plt.subplots(figsize=(7, 4.5), dpi=120)
     for name, value in (("/v1/ocr", lambda r: r.ours), ("RapidOCR in-process", lambda r: r.reference)):
-        medians = [np.median([value(r) for r in rounds if r.concurrency == c]) for c in CONCURRENCY]
-        (drawn,) = axes.plot(CONCURRENCY, medians, "o-", label=name)
+        medians = [np.median([value(r) for r in rounds if r.concurrency == c]) for c in levels]
+        (drawn,) = axes.plot(levels, medians, "o-", label=name)
         axes.plot(
             [r.concurrency for r in rounds],
             [value(r) for r in rounds],
@@ -156,7 +161,7 @@ def plot(rounds: Sequence[Round], path: Path) -> None:
             alpha=0.4,
         )
     axes.set_xscale("log", base=2)
-    axes.set_xticks(CONCURRENCY, [str(c) for c in CONCURRENCY])
+    axes.set_xticks(levels, [str(c) for c in levels])
     axes.set_xlabel("concurrent clients (threads for RapidOCR)")
     axes.set_ylabel("pages/s")
     axes.set_title("OCR throughput, same pages, same run (dots: rounds)")
@@ -167,11 +172,17 @@ def plot(rounds: Sequence[Round], path: Path) -> None:
     plt.close(figure)
 
 
-def run(stack: Stack, requests_per_level: int, rounds: int = 3, out: Path | None = None) -> str:
+def run(
+    stack: Stack,
+    requests_per_level: int,
+    rounds: int = 3,
+    out: Path | None = None,
+    levels: Sequence[int] = CONCURRENCY,
+) -> str:
     images = pages(PAGES)
     before = step_times(stack.triton_grpc)
-    measured = measure(stack, images, requests_per_level, rounds)
-    served = sum(max(requests_per_level, 2 * c) + 1 for c in CONCURRENCY) * rounds
+    measured = measure(stack, images, requests_per_level, rounds, levels)
+    served = sum(max(requests_per_level, c) + 1 for c in levels) * rounds
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         plot(measured, out / "ocr.png")
