@@ -21,12 +21,12 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.serving import Stack, closed_loop, step_table, step_times
+from bench.serving import Stack, closed_loop, gateway_share, gateway_snapshot, step_table, step_times
 from gateway.local_triton import PROJECT_ROOT
 from tests.support.text_corpus import generate_corpus
 
 CONCURRENCY = (1, 4, 16)
-ROUTE = "/v1/ocr"
+ROUTE, MODEL = "/v1/ocr", "ocr"
 REFERENCE_PYTHON = PROJECT_ROOT / ".venv-ref" / "bin" / "python"
 REFERENCE_SCRIPT = PROJECT_ROOT / "bench" / "reference_throughput.py"
 PAGES = 6  # distinct pages, cycled through by the clients
@@ -180,8 +180,9 @@ def run(
     levels: Sequence[int] = CONCURRENCY,
 ) -> str:
     images = pages(PAGES)
-    before = step_times(stack.triton_grpc)
+    before, gateway_before = step_times(stack.triton_grpc), gateway_snapshot(stack, ROUTE, MODEL)
     measured = measure(stack, images, requests_per_level, rounds, levels)
+    share = gateway_share(gateway_before, gateway_snapshot(stack, ROUTE, MODEL))
     served = sum(max(requests_per_level, c) + 1 for c in levels) * rounds
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
@@ -192,6 +193,8 @@ def run(
             f"{requests_per_level} requests per level, {rounds} alternating rounds)",
             "",
             table(measured),
+            "",
+            share,
             "",
             "Where a request's time goes (Triton statistics, queue + compute, all levels):",
             "",
