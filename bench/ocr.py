@@ -29,7 +29,7 @@ CONCURRENCY = (1, 4, 16)
 ROUTE, MODEL = "/v1/ocr", "ocr"
 REFERENCE_PYTHON = PROJECT_ROOT / ".venv-ref" / "bin" / "python"
 REFERENCE_SCRIPT = PROJECT_ROOT / "bench" / "reference_throughput.py"
-PAGES = 6  # distinct pages, cycled through by the clients
+PAGES = 6  # at most this many distinct pages (the corpus gives 4 clean ones), cycled through
 
 
 def pages(count: int) -> list[bytes]:
