@@ -1,7 +1,7 @@
 """Run the benchmarks against a fresh local stack and print Markdown for BENCHMARKS.md.
 
 .venv/bin/python -m bench [app|frontdoor|ocr|seal|soak ...] [--requests N] [--duration S] [--rounds R]
-                          [--levels 1,4,16,64] [--workers W] [--split-cores]
+                          [--levels 1,4,16,64] [--ocr-levels 1,4,16] [--workers W] [--split-cores]
                           [--soak-seconds S] [--out DIR]
 
 With no suite named, all but `soak` run (ten minutes per route by default: run it on purpose).
@@ -32,10 +32,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--requests", type=int, default=24, help="ocr/seal: requests per level or page")
     parser.add_argument("--duration", type=int, default=5, help="frontdoor: whole seconds per run (wrk)")
-    parser.add_argument("--rounds", type=int, default=3, help="frontdoor: runs per path and level")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="frontdoor: runs per path and level; ocr: alternating rounds"
+    )
     parser.add_argument(
         "--levels", default=",".join(map(str, frontdoor.LEVELS)), help="frontdoor: connections"
     )
+    parser.add_argument("--ocr-levels", default="1,4,16", help="ocr: concurrent clients")
     parser.add_argument("--workers", type=int, default=1, help="gateway worker processes")
     parser.add_argument(
         "--split-cores", action="store_true", help="Triton on half the CPUs, gateway and load on the rest"
@@ -65,7 +68,8 @@ def main() -> int:
             text, _ = frontdoor.run(stack, digit, args.out, levels, args.rounds, args.duration)
             print(text, "\n", flush=True)
         if "ocr" in suites:
-            print(ocr.run(stack, args.requests), "\n", flush=True)
+            levels = [int(level) for level in args.ocr_levels.split(",")]
+            print(ocr.run(stack, args.requests, args.rounds, args.out, levels), "\n", flush=True)
         if "seal" in suites:
             print(seal.run(stack, args.requests), "\n", flush=True)
         if "soak" in suites:

@@ -32,6 +32,14 @@ from types import TracebackType
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 TRITON_REPO = PROJECT_ROOT / "triton_repo"
+# The gateway pings Triton every 30 s, between calls too (gateway/triton.py CHANNEL_ARGS).
+# Triton's defaults refuse pings without calls and count them as abuse: after two it closes
+# the connection (GOAWAY "too_many_pings") and a request then in flight fails with 503. This
+# showed when the channel sat idle for minutes (a long reference run inside a test).
+KEEPALIVE_ARGS = (
+    "--grpc-keepalive-permit-without-calls=1",
+    "--grpc-http2-min-recv-ping-interval-without-data=10000",
+)
 ONNX_RUNNER = TRITON_REPO / "local" / "onnx_runner.py"
 ONNX_PLATFORM = re.compile(r'^\s*platform\s*:\s*"onnxruntime_onnx"\s*$', re.MULTILINE)
 LOG_TAIL_CHARS = 6000
@@ -210,6 +218,7 @@ class LocalTriton:
             f"--metrics-port={self.ports.metrics}",
             "--log-verbose=0",
             "--exit-timeout-secs=10",
+            *KEEPALIVE_ARGS,
             *self._extra_args,
         ]
 

@@ -6,8 +6,8 @@ host. Screenshots are kept in `test-artifacts/` for a person to look at."""
 from __future__ import annotations
 
 import io
-import re
 import random
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit

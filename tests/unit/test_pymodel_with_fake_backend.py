@@ -12,6 +12,7 @@ import types
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import pytest
 
 
@@ -108,3 +109,27 @@ def test_the_async_base_has_the_same_boundary(pymodel: types.ModuleType) -> None
     responses = asyncio.run(Model().execute([FakeRequest("bad"), FakeRequest("ok")]))
     assert responses[0].error.code == "INTERNAL" and "boom" not in responses[0].error.message
     assert responses[1].output_tensors == [("OUT", "ok")]
+
+
+def test_lines_are_recognised_in_width_groups_and_answered_in_order(
+    pymodel: types.ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from imgproc.text import Decoded
+
+    widths = [900, 100, 500, 120, 300, 700, 150, 60]  # height 30: aspect = width / 30
+    crops = [np.zeros((30, width, 3), np.uint8) for width in widths]
+    calls: list[list[int]] = []
+
+    async def fake_recognise(images: list[np.ndarray], charset: Any, model: Any) -> list[Any]:
+        calls.append([image.shape[1] for image in images])
+        return [Decoded((str(image.shape[1]),), (1.0,)) for image in images]
+
+    monkeypatch.setattr(pymodel, "recognise_chars", fake_recognise)
+    lines = asyncio.run(pymodel.recognise_grouped(crops, ("",), batch_size=3))
+    assert [line.text for line in lines] == [str(width) for width in widths]
+    assert calls == [[60, 100, 120], [150, 300, 500], [700, 900]]  # RapidOCR's groups: narrowest first
+
+
+def test_no_crops_make_no_call(pymodel: types.ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pymodel, "recognise_chars", None)  # calling it would raise
+    assert asyncio.run(pymodel.recognise_grouped([], ("",))) == []

@@ -8,10 +8,12 @@ import numpy as np
 import pytest
 from imgproc.text.charset import BLANK_TOKEN, charset_from_metadata, load_charset
 from imgproc.text.recognition import (
+    Decoded,
     apply_direction,
     aspect_batches,
     cls_preprocess,
     confident,
+    confident_lines,
     ctc_decode,
     ctc_decode_chars,
     rec_preprocess,
@@ -124,6 +126,25 @@ def test_aspect_batches_group_by_aspect_ratio() -> None:
 
 def test_confident_keeps_scores_at_or_above_the_threshold() -> None:
     assert confident(np.array([0.49, 0.5, 0.9])).tolist() == [False, True, True]
+
+
+def test_confident_lines_drop_low_scores_with_their_boxes() -> None:
+    lines = [
+        Decoded(("a",), (0.9,)),
+        Decoded(("b",), (0.2,)),
+        Decoded((), ()),
+        Decoded(("c", "d"), (0.6, 0.5)),
+    ]
+    boxes = np.arange(4 * 8, dtype=np.float64).reshape(4, 4, 2)
+    texts, scores, kept = confident_lines(lines, boxes)
+    assert texts.tolist() == [b"a", b"cd"]
+    assert scores.dtype == np.float32 and scores.tolist() == pytest.approx([0.9, 0.55])
+    assert kept.dtype == np.float32 and kept.tolist() == boxes[[0, 3]].tolist()
+
+
+def test_confident_lines_of_an_empty_page_keep_their_shapes() -> None:
+    texts, scores, kept = confident_lines([], np.zeros((0, 4, 2), np.float32))
+    assert texts.shape == (0,) and scores.shape == (0,) and kept.shape == (0, 4, 2)
 
 
 def test_charset_adds_blank_and_space() -> None:

@@ -35,12 +35,18 @@ def _session_options(parameters: dict[str, Any]) -> ort.SessionOptions:
     return options
 
 
-def _providers(args: dict[str, str]) -> list[Any]:
-    available = ort.get_available_providers()
-    if args.get("model_instance_kind") == "GPU" and "CUDAExecutionProvider" in available:
-        device = int(args.get("model_instance_device_id", "0"))
-        return [("CUDAExecutionProvider", {"device_id": device}), "CPUExecutionProvider"]
-    return ["CPUExecutionProvider"]
+CUDA = "CUDAExecutionProvider"
+CPU = "CPUExecutionProvider"
+
+
+def providers(kind: str | None, device_id: int, available: list[str]) -> list[Any]:
+    """ONNX Runtime's execution providers for an instance of `kind` ("GPU", "CPU", as Triton
+    names it): CUDA on the instance's device when Triton placed it on a GPU and this
+    onnxruntime has CUDA (onnxruntime-gpu), with the CPU behind it for any operator CUDA
+    lacks; the CPU alone otherwise, so one config serves machines with and without a GPU."""
+    if kind == "GPU" and CUDA in available:
+        return [(CUDA, {"device_id": device_id}), CPU]
+    return [CPU]
 
 
 class TritonPythonModel:
@@ -52,7 +58,13 @@ class TritonPythonModel:
         self._outputs = [tensor["name"] for tensor in config["output"]]
         path = Path(args["model_repository"]) / args["model_version"] / "model.onnx"
         options = _session_options(config.get("parameters", {}))
-        self._session = ort.InferenceSession(str(path), options, providers=_providers(args))
+        chosen = providers(
+            args.get("model_instance_kind"),
+            int(args.get("model_instance_device_id", "0")),
+            ort.get_available_providers(),
+        )
+        self._session = ort.InferenceSession(str(path), options, providers=chosen)
+        pb_utils.Logger.log_info(f"{args['model_name']}: onnxruntime on {self._session.get_providers()}")
         # Without a batch dimension requests cannot be concatenated: run them one by one.
         self._batched = int(config.get("max_batch_size", 0)) > 0
 

@@ -20,12 +20,14 @@ from imgproc.imaging import ImageError, three_channels
 from imgproc.text import (
     Decoded,
     apply_direction,
+    aspect_batches,
     cls_preprocess,
     ctc_decode_chars,
     rec_preprocess,
 )
 from imgproc.text.charset import load_charset
 from imgproc.text.lines import read_lines as text_lines
+from imgproc.text.recognition import REC_BATCH_SIZE
 
 # The PP-OCR models' tensors, as their config.pbtxt (and the ONNX exports) name them.
 DIRECTION_MODEL = "text_direction"
@@ -200,6 +202,16 @@ def upright(crops: list[np.ndarray]) -> list[np.ndarray]:
     return apply_direction(crops, scores)
 
 
+async def upright_async(crops: list[np.ndarray]) -> list[np.ndarray]:
+    """`upright` without blocking the calling model's other requests; raises ModelCallError."""
+    if not crops:
+        return []
+    tensor = cls_preprocess(crops)
+    return apply_direction(
+        crops, await call_model_async(DIRECTION_MODEL, {DIRECTION_INPUT: tensor}, DIRECTION_OUTPUT)
+    )
+
+
 def recogniser_charset(args: dict[str, str], model: RecognitionModel = PPOCR_V4) -> tuple[str, ...]:
     """The character table of a recogniser, read once from its own files."""
     return load_charset(model.onnx(args))
@@ -218,6 +230,26 @@ async def recognise_chars(
     batch = rec_preprocess([three_channels(image) for image in images])
     probs = await call_model_async(model.name, {RECOGNITION_INPUT: batch}, model.output)
     return ctc_decode_chars(probs, charset, alternatives)
+
+
+async def recognise_grouped(
+    crops: Sequence[np.ndarray],
+    charset: Sequence[str],
+    model: RecognitionModel = PPOCR_V4,
+    batch_size: int = REC_BATCH_SIZE,
+) -> list[Decoded]:
+    """BGR line crops read in RapidOCR's groups (`aspect_batches`: similar widths together, so
+    a short line is not padded to the page's widest), all groups' BLS calls in flight at once,
+    each decoded as soon as it returns; results in input order. Raises ModelCallError."""
+    groups = aspect_batches(crops, batch_size)
+    read = await asyncio.gather(
+        *(recognise_chars([crops[i] for i in group], charset, model) for group in groups)
+    )
+    lines: list[Decoded] = [Decoded((), ())] * len(crops)
+    for group, decoded in zip(groups, read, strict=True):
+        for index, line in zip(group, decoded, strict=True):
+            lines[index] = line
+    return lines
 
 
 async def read_lines(image: np.ndarray, charset: Sequence[str]) -> list[tuple[str, float]]:

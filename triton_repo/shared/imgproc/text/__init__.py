@@ -4,7 +4,7 @@ One request flows: `prepare_image` (RGB upload -> BGR working image + `ScaleInfo
 `det_preprocess` -> text_detection -> `db_postprocess` -> `sort_reading_order` ->
 `crop_quad` per box -> `cls_preprocess` -> text_direction -> `apply_direction` ->
 `rec_preprocess` (per `aspect_batches` group) -> text_recognition -> `ctc_decode` ->
-`confident` filter, with `boxes_to_upload` mapping boxes back to the uploaded pixels.
+`confident` filter (`confident_lines`), with `boxes_to_upload` mapping boxes back to the uploaded pixels.
 Every step is array in, array out, with no state, so Triton models, the seal BLS model and
 the tests compose the same functions. `charset` is the only module that needs onnxruntime.
 """
@@ -18,6 +18,7 @@ from .recognition import (
     aspect_batches,
     cls_preprocess,
     confident,
+    confident_lines,
     ctc_decode,
     ctc_decode_chars,
     rec_preprocess,
@@ -32,6 +33,7 @@ __all__ = [
     "boxes_to_upload",
     "cls_preprocess",
     "confident",
+    "confident_lines",
     "crop_quad",
     "ctc_decode",
     "ctc_decode_chars",

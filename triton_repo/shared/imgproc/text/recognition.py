@@ -186,3 +186,14 @@ def ctc_decode(probs: np.ndarray, charset: Sequence[str]) -> list[tuple[str, flo
 def confident(scores: np.ndarray, text_score: float = TEXT_SCORE) -> np.ndarray:
     """bool[N]: lines RapidOCR keeps in its full pipeline (score >= `text_score`)."""
     return np.asarray(scores, np.float64) >= text_score
+
+
+def confident_lines(
+    lines: Sequence[Decoded], boxes: np.ndarray, text_score: float = TEXT_SCORE
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """RapidOCR's score filter over decoded lines and their float32[N, 4, 2] boxes: (UTF-8 texts
+    as an object array, float32 scores, float32 boxes) of the lines kept."""
+    scores = np.array([line.score for line in lines], np.float64)
+    keep = np.flatnonzero(confident(scores, text_score))
+    texts = np.array([lines[i].text.encode() for i in keep], dtype=np.object_)
+    return texts, scores[keep].astype(np.float32), np.ascontiguousarray(boxes[keep], np.float32)
