@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 TRITON_REPO = PROJECT_ROOT / "triton_repo"
@@ -139,13 +140,14 @@ def _environment(dist: TritonDistribution) -> dict[str, str]:
     return env
 
 
-def _stop_group(process: subprocess.Popen[bytes]) -> None:
-    """Stop a server's process group: the server gently first, then whatever is left of it
-    (the Python-backend stubs of a server that was killed outlive it in its group)."""
+def stop_group(process: subprocess.Popen[Any], grace_s: float = STOP_GRACE_S) -> None:
+    """Stop a server's process group: the server gently first (SIGTERM, SIGKILL after
+    `grace_s`), then whatever is left of it (the Python-backend stubs of a server that was
+    killed outlive it in its group)."""
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGTERM)
         try:
-            process.wait(timeout=STOP_GRACE_S)
+            process.wait(timeout=grace_s)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
@@ -271,7 +273,7 @@ class LocalTriton:
     def stop(self) -> None:
         """Stop the server (SIGTERM, then SIGKILL after a grace period) and remove its files."""
         if self._process is not None:
-            _stop_group(self._process)
+            stop_group(self._process)
         self._process = None
         if self._workdir is not None:
             shutil.rmtree(self._workdir, ignore_errors=True)

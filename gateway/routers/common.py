@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel
 
+from gateway.triton import Inference
 from gateway.uploads import FIELD
 
 
@@ -26,6 +27,11 @@ class ErrorResponse(BaseModel):
 class ModelRef(BaseModel):
     name: str
     version: str
+
+
+def model_ref(result: Inference) -> dict[str, str]:
+    """Which model and version answered, as every route reports it (`ModelRef`)."""
+    return {"name": result.model, "version": result.version}
 
 
 # The body is read by gateway.uploads (streamed, capped), so it is declared here for the docs.

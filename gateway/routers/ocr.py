@@ -17,9 +17,9 @@ from gateway.routers.common import (
     ERROR_RESPONSES,
     PAGE_TABLE,
     ModelRef,
+    model_ref,
     split_pages,
 )
-from gateway.triton import Inference
 from gateway.uploads import PDF
 
 PAGE_MODEL = "ocr"  # detection, direction, recognition
@@ -95,10 +95,6 @@ def page_json(out: dict[str, npt.NDArray[Any]], min_score: float) -> dict[str, A
     }
 
 
-def _model(result: Inference) -> dict[str, str]:
-    return {"name": result.model, "version": result.version}
-
-
 @router.post(
     "/ocr",
     response_model=OcrResult | OcrPages,
@@ -122,6 +118,6 @@ async def read_text(
             {"page": page.number, **page_json(page.outputs, min_score)}
             for page in split_pages(document.outputs, OUTPUTS)
         ]
-        return JSONResponse({"pages": pages, "model": _model(document)})
+        return JSONResponse({"pages": pages, "model": model_ref(document)})
     result = await triton.infer_image(PAGE_MODEL if detect else LINE_MODEL, upload.data, OUTPUTS)
-    return JSONResponse({**page_json(result.outputs, min_score), "model": _model(result)})
+    return JSONResponse({**page_json(result.outputs, min_score), "model": model_ref(result)})

@@ -17,6 +17,7 @@ from gateway.routers.common import (
     ERROR_RESPONSES,
     PAGE_TABLE,
     ModelRef,
+    model_ref,
     split_pages,
 )
 from gateway.triton import Inference
@@ -94,17 +95,13 @@ def seals_json(out: dict[str, npt.NDArray[Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def _model(result: Inference) -> dict[str, str]:
-    return {"name": result.model, "version": result.version}
-
-
 def pages_json(result: Inference) -> dict[str, Any]:
     """A document model's answer as one entry per page."""
     pages = [
         {"page": page.number, "width": page.width, "height": page.height, "seals": seals_json(page.outputs)}
         for page in split_pages(result.outputs, OUTPUTS)
     ]
-    return {"pages": pages, "model": _model(result)}
+    return {"pages": pages, "model": model_ref(result)}
 
 
 @router.post(
@@ -121,4 +118,4 @@ async def read_seals(upload: DocumentUploadDep, triton: TritonDep) -> Response:
         document = await triton.infer_image(DOCUMENT_MODEL, upload.data, OUTPUTS + PAGE_TABLE)
         return JSONResponse(pages_json(document))
     result = await triton.infer_image(MODEL, upload.data, OUTPUTS)
-    return JSONResponse({"seals": seals_json(result.outputs), "model": _model(result)})
+    return JSONResponse({"seals": seals_json(result.outputs), "model": model_ref(result)})

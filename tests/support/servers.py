@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from typing import Any
 import httpx
 import uvicorn
 
+from gateway.local_triton import stop_group
 from gateway.main import create_app
 from gateway.settings import Settings
 
@@ -78,12 +78,7 @@ def gateway_process(
         wait_until_ok(f"{url}/healthz", process)
         yield GatewayProcess(url, process.pid)
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=STARTUP_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        stop_group(process, STARTUP_TIMEOUT_S)
 
 
 def wait_until_ok(url: str, process: subprocess.Popen[Any], timeout_s: float = STARTUP_TIMEOUT_S) -> None:

@@ -49,13 +49,9 @@ def page_scale(width_pt: float, height_pt: float, params: RenderParams) -> float
     return min(scale, params.max_side / longest)
 
 
-def page_count(data: bytes, params: RenderParams) -> int:
-    """How many pages the document has; raises ImageError (unreadable, or over the cap)."""
-    document = _open(data)
-    try:
-        count = len(document)
-    finally:
-        document.close()
+def _checked_count(document: pdfium.PdfDocument, params: RenderParams) -> int:
+    """The open document's page count; raises ImageError (none, or over the cap)."""
+    count = len(document)
     if count == 0:
         raise ImageError("the PDF has no pages")
     if count > params.max_pages:
@@ -63,11 +59,21 @@ def page_count(data: bytes, params: RenderParams) -> int:
     return count
 
 
-def rendered_pages(data: bytes, params: RenderParams) -> Iterator[np.ndarray]:
-    """Every page as an HxWx3 uint8 RGB array, in order; raises ImageError."""
-    page_count(data, params)
+def page_count(data: bytes, params: RenderParams) -> int:
+    """How many pages the document has; raises ImageError (unreadable, or over the cap)."""
     document = _open(data)
     try:
+        return _checked_count(document, params)
+    finally:
+        document.close()
+
+
+def rendered_pages(data: bytes, params: RenderParams) -> Iterator[np.ndarray]:
+    """Every page as an HxWx3 uint8 RGB array, in order; raises ImageError (before any page
+    is rendered where the document is unreadable or too long)."""
+    document = _open(data)  # parsed once: the count is checked on the open document
+    try:
+        _checked_count(document, params)
         for page in document:
             scale = page_scale(*page.get_size(), params)
             try:
