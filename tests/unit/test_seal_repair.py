@@ -10,6 +10,7 @@ from imgproc.seal.repair import (
     shared_in_order,
     sorted_lines,
     standard_text,
+    started_after_legal_form,
     supervision_rim,
     trim_code_ends,
     trim_rim_ends,
@@ -53,6 +54,42 @@ def test_fix_legal_form_restores_a_misread_ending(read: str, fixed: str) -> None
 )
 def test_fix_legal_form_leaves_exact_and_distant_endings(text: str) -> None:
     assert fix_legal_form(text) == text
+
+
+@pytest.mark.parametrize(
+    ("read", "turned"),
+    [
+        ("有限公司河南森源重工", "河南森源重工有限公司"),  # opened at the form (seen on a contract)
+        ("重工有限公司河南森源", "河南森源重工有限公司"),
+        ("限公司河南森源重工有", "河南森源重工有限公司"),  # opened inside the form
+        ("股份有限公司长城", "长城股份有限公司"),  # the longest form, not 有限公司 inside it
+        ("责任公司河南森源有限", "河南森源有限责任公司"),
+    ],
+)
+def test_started_after_legal_form_turns_a_rim_read_from_the_wrong_start(read: str, turned: str) -> None:
+    assert started_after_legal_form(read) == turned
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "河南森源重工有限公司",
+        "四川顺丰速运有限公司绵阳分公司",  # a branch after the form
+        "北京万达有限公司第一分厂",
+        "甲有限公司乙丙有限公司",  # two forms: not a wrapped name
+        "有限公司甲",  # one character is too little to be the name's start
+        "深圳有限公司A1",  # not all Chinese: a code read along
+        "有限公司",
+        "",
+    ],
+)
+def test_started_after_legal_form_leaves_names_that_end_right(text: str) -> None:
+    assert started_after_legal_form(text) == text
+
+
+def test_repair_rim_turns_a_wrong_start_before_restoring_the_form() -> None:
+    assert repair_rim(decoded("有限公河南森源重工", 0.9)).text == "有限公河南森源重工"  # no whole form
+    assert repair_rim(decoded("有限公司河南森源重工", 0.9)).text == "河南森源重工有限公司"
 
 
 def test_trim_unsure_ends_cuts_only_the_ends() -> None:

@@ -3,10 +3,12 @@
 In order (`repair_rim`): unsure characters, digits and loose punctuation at the rim's ends
 are cut (`trim_rim_ends`: stray red marks or the bottom-arc code read along, not rim text);
 its characters are chosen among their alternatives to form dictionary words (`correct`, see
-`imgproc.text.lexicon`); a legal form a company name must end with (有限公司, 有限责任公司,
-股份有限公司) misread by one character at its end is restored; and a standard text that a
-whole class of seals carries (every invoice supervision seal reads 全国统一发票监制章) is
-restored when the reading is close to it.
+`imgproc.text.lexicon`); a rim read from the wrong start, with its legal form in the middle
+(有限公司河南森源重工), is turned back to end with it (`started_after_legal_form`); a legal
+form a company name must end with (有限公司, 有限责任公司, 股份有限公司) misread by one
+character at its end is restored; and a standard text that a whole class of seals carries
+(every invoice supervision seal reads 全国统一发票监制章) is restored when the reading is
+close to it.
 """
 
 from __future__ import annotations
@@ -30,6 +32,11 @@ CODE_PATTERN = re.compile(r"[0-9A-Z]{8,}")  # a tax ID or a bottom-arc seal code
 # The legal forms a Chinese company name must end with (Company Law): a rim that ends one
 # character away from one of them, and in none exactly, was misread there.
 LEGAL_FORMS = ("股份有限公司", "有限责任公司", "有限公司")
+# What may follow a legal form on a rim: a branch or office of the company (XX有限公司上海分公司)
+# or a department's name, which end in one of these. Anything else after a legal form is the
+# start of the name, read after its end (the rim was opened at the wrong place).
+AFTER_LEGAL_FORM = ("公司", "厂", "店", "部", "处", "中心", "所", "站", "室", "行", "社", "院", "馆", "队", "组", "会", "章")
+MIN_WRAPPED = 2  # a name of fewer characters beside the form is not turned
 # Texts that every seal of a class carries word for word: the rim of the invoice supervision
 # seal (监制章) printed on every Chinese invoice since 1993, and its lower line. A reading that
 # holds at least this share of one's characters in order, and is not much longer, is that
@@ -147,6 +154,23 @@ def fix_legal_form(text: str) -> str:
     return text
 
 
+def started_after_legal_form(text: str) -> str:
+    """`text` turned to end with its legal form where it was read from the wrong start: a
+    Chinese rim that ends in no legal form, branch or department (`AFTER_LEGAL_FORM`) but
+    holds one legal form in the middle, or split across its two ends (限公司河南森源重工有),
+    and at least `MIN_WRAPPED` characters after it; unchanged otherwise."""
+    if not text or text.endswith(AFTER_LEGAL_FORM) or not all(is_chinese(char) for char in text):
+        return text
+    for form in LEGAL_FORMS:
+        at = (text + text).find(form)
+        if 0 <= at < len(text):
+            cut = (at + len(form)) % len(text)
+            turned = text[cut:] + text[:cut]
+            once = not any(other in turned[: -len(form)] for other in LEGAL_FORMS)
+            return turned if once and len(text) - len(form) >= MIN_WRAPPED else text
+    return text
+
+
 def shared_in_order(text: str, other: str) -> int:
     """How many characters the two strings share in order (longest common subsequence)."""
     row = [0] * (len(other) + 1)
@@ -183,7 +207,7 @@ def repair_rim(line: Decoded, correct: Correct = _as_read, params: RepairParams 
     which characters it is.
     """
     corrected = correct(trim_rim_ends(line, params.min_edge_prob))
-    text = standard_text(fix_legal_form(corrected.text))
+    text = standard_text(fix_legal_form(started_after_legal_form(corrected.text)))
     if text == corrected.text:
         return corrected
     return Decoded(tuple(text), (corrected.score,) * len(text), length=corrected.length)
