@@ -35,25 +35,7 @@ LEGAL_FORMS = ("股份有限公司", "有限责任公司", "有限公司")
 # What may follow a legal form on a rim: a branch or office of the company (XX有限公司上海分公司)
 # or a department's name, which end in one of these. Anything else after a legal form is the
 # start of the name, read after its end (the rim was opened at the wrong place).
-AFTER_LEGAL_FORM = (
-    "公司",
-    "厂",
-    "店",
-    "部",
-    "处",
-    "中心",
-    "所",
-    "站",
-    "室",
-    "行",
-    "社",
-    "院",
-    "馆",
-    "队",
-    "组",
-    "会",
-    "章",
-)
+AFTER_LEGAL_FORM = tuple("公司 厂 店 部 处 中心 所 站 室 行 社 院 馆 队 组 会 章".split())
 MIN_WRAPPED = 2  # a name of fewer characters beside the form is not turned
 # Texts that every seal of a class carries word for word: the rim of the invoice supervision
 # seal (监制章) printed on every Chinese invoice since 1993, and its lower line. A reading that
