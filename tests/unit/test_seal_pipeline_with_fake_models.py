@@ -103,6 +103,17 @@ def test_arcs_inner_lines_and_interiors_are_read_in_one_call_each() -> None:
     assert sorted(models.calls) == [("first", 4), ("read_lines", 1)]
 
 
+def test_arcs_and_inner_lines_are_corrected_as_the_rim_is_with_their_confidence_kept() -> None:
+    strips = SealStrips(arcs=((Strip(image(3)),),), lines=(image(5),))
+    models = FakeModels({"first": {3: ("熏龙江", 0.8), 5: ("国家税务总局", 0.9)}})
+
+    def fake_correct(line: Decoded) -> Decoded:
+        return decoded("黑龙江", 0.1) if line.text == "熏龙江" else line
+
+    lines = asyncio.run(read_lines(strips, models, CONFIG, fake_correct))
+    assert lines == [("黑龙江", pytest.approx(0.8)), ("国家税务总局", pytest.approx(0.9))]
+
+
 def test_a_seal_reading_sorts_lines_into_inner_lines_and_codes() -> None:
     lines = [("1234567890123", 0.9), ("发票专用章", 0.95), ("噪", 0.2)]
     reading = seal_reading(REGION, decoded("天津君和缘商贸有限公司", 0.97), lines, CONFIG)

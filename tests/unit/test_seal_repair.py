@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 from imgproc.seal.repair import (
+    code_text,
     fix_legal_form,
     is_code,
+    purpose_line,
     repair_rim,
     shared_in_order,
     sorted_lines,
@@ -182,3 +184,37 @@ def test_an_oval_with_the_tax_bureau_line_inside_is_a_supervision_seal() -> None
         supervision_rim(Shape.OVAL, "深圳市宝安区老七卤鹅餐厅", [("发票专用章", 0.9)])
         == "深圳市宝安区老七卤鹅餐厅"
     )
+
+
+@pytest.mark.parametrize(
+    ("read", "purpose"),
+    [
+        ("采可专用章", "采购专用章"),  # a wrong character
+        ("行政专用", "行政专用章"),  # a dropped one
+        ("合同专用章", "合同专用章"),
+        ("验报告专用章", "验报告专用章"),  # one edit from both 检验 and 试验报告专用章: left
+        ("专用章", "专用章"),  # too short to tell
+        ("发票专方", "发票专方"),  # two edits
+        ("东莞区人民医院", "东莞区人民医院"),
+    ],
+)
+def test_purpose_line_restores_a_purpose_misread_by_one_edit(read: str, purpose: str) -> None:
+    assert purpose_line(read) == purpose
+
+
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [
+        ("~1102290078766", "1102290078766"),
+        ("“51070300577.", "51070300577"),
+        ("9144 0300 1924", "914403001924"),
+    ],
+)
+def test_a_code_loses_spaces_and_the_marks_at_its_ends(line: str, code: str) -> None:
+    assert code_text(line) == code
+    assert is_code((line, 0.9))
+
+
+def test_sorted_lines_restore_purposes_and_clean_codes() -> None:
+    inner, codes = sorted_lines([("采可专用章", 0.9), ("~1102290078766", 0.9)])
+    assert (inner, codes) == ([("采购专用章", 0.9)], ["1102290078766"])

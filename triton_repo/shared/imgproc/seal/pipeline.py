@@ -109,26 +109,35 @@ async def read_rim(
     return repair_rim(best, correct, config.repair)
 
 
-async def read_lines(strips: SealStrips, models: SealModels, config: SealConfig) -> list[Line]:
-    """The seal's other text: its arcs (the best candidate of each), inner lines and the lines
-    found in its interiors (a rect seal's, in the orientation that reads best)."""
+async def read_lines(
+    strips: SealStrips, models: SealModels, config: SealConfig, correct: Correct = _as_read
+) -> list[Line]:
+    """The seal's other text: its arcs (the best candidate of each) and inner lines, each
+    corrected to dictionary words as the rim is (黑龙江 for 熏龙江), and the lines found in its
+    interiors (a rect seal's, in the orientation that reads best)."""
     candidates = [strip.image for arc in strips.arcs for strip in arc]
     images = candidates + list(strips.lines)
-    found = models.recognise(config.recognisers.first, images, 0) if images else _nothing()
+    alternatives = config.read.alternatives if correct is not _as_read else 0
+    found = models.recognise(config.recognisers.first, images, alternatives) if images else _nothing()
     read, *interiors = await asyncio.gather(found, *(models.read_lines(image) for image in strips.interiors))
     lines: list[Line] = []
     start = 0
     for arc in strips.arcs:
         chosen = read[start + best_index(read[start : start + len(arc)], [s.prior for s in arc])]
-        lines.append((chosen.text, chosen.score))
+        lines.append(_corrected(chosen, correct))
         start += len(arc)
-    lines += [(line.text, line.score) for line in read[len(candidates) :]]
+    lines += [_corrected(line, correct) for line in read[len(candidates) :]]
     if interiors:
         orientations = not strips.rim  # a rect seal's inside, both ways up
         lines += (
             best_orientation(interiors, config.read.orientation_margin) if orientations else _all(interiors)
         )
     return lines
+
+
+def _corrected(line: Decoded, correct: Correct) -> Line:
+    """A line's text corrected to dictionary words, with the confidence it was read with."""
+    return correct(line).text, line.score
 
 
 async def _nothing() -> list[Decoded]:
@@ -156,7 +165,7 @@ async def read_seal(crop: SealCrop, models: SealModels, config: SealConfig, corr
     """Everything one seal says."""
     strips = await seal_strips(crop, models, config)
     rim, lines = await asyncio.gather(
-        read_rim(strips.rim, models, config, correct), read_lines(strips, models, config)
+        read_rim(strips.rim, models, config, correct), read_lines(strips, models, config, correct)
     )
     return seal_reading(crop.region, rim, lines, config)
 

@@ -29,6 +29,7 @@ Correct = Callable[[Decoded], Decoded]
 Line = tuple[str, float]
 
 CODE_PATTERN = re.compile(r"[0-9A-Z]{8,}")  # a tax ID or a bottom-arc seal code
+CODE_EDGE_MARKS = "~-_.,:;'\"`“”‘’·、，。：；～"  # what is cut from a code's ends
 # The legal forms a Chinese company name must end with (Company Law): a rim that ends one
 # character away from one of them, and in none exactly, was misread there.
 LEGAL_FORMS = ("股份有限公司", "有限责任公司", "有限公司")
@@ -48,6 +49,17 @@ STANDARD_LONGER = 1.5
 # lines must share more: 合同专用章 shares 专用章 with 发票专用章 and is another purpose.
 STANDARD_LINES = ("国家税务总局监制", "国家税务总局", "发票专用章")
 STANDARD_LINE_SHARED = 0.75
+# The purposes a company's special seals (专用章) are made for, as registered with the police:
+# an inner line one edit from exactly one of them is that purpose (采可专用章, 行政专用), while a
+# line as close to two (验报告专用章: 检验 or 试验) or to none stays as read.
+PURPOSE_LINES = tuple(
+    f"{purpose}专用章"
+    for purpose in (
+        "发票 合同 财务 业务 人事 行政 采购 销售 质检 技术 工程 报关 检验 检测 资料 审计 物资 "
+        "结算 收款 付款 招标 投标 仓库 党务 工会 检验报告 试验报告 检测报告"
+    ).split()
+)
+MIN_PURPOSE_CHARS = 4  # a shorter line is too little to tell a purpose by
 # The lines inside that only the supervision seal carries: an oval seal with one of them is
 # a 监制章, whose rim is then its standard text however much of it the title print hid.
 SUPERVISION_LINES = frozenset({"国家税务总局监制", "国家税务总局"})
@@ -73,10 +85,16 @@ class RepairParams:
 DEFAULT_REPAIR = RepairParams()
 
 
+def code_text(text: str) -> str:
+    """A line as a code would read: no spaces, and no marks at its ends (a ring's edge or a
+    stray dot read as ~, " or . beside the digits)."""
+    return text.replace(" ", "").strip(CODE_EDGE_MARKS)
+
+
 def is_code(line: Line, min_score: float = DEFAULT_REPAIR.min_line_score) -> bool:
     """A number line such as a tax ID or a bottom-arc seal code."""
     text, score = line
-    return score >= min_score and CODE_PATTERN.fullmatch(text.replace(" ", "")) is not None
+    return score >= min_score and CODE_PATTERN.fullmatch(code_text(text)) is not None
 
 
 def trim_unsure_ends(line: Decoded, min_prob: float = DEFAULT_REPAIR.min_edge_prob) -> Decoded:
@@ -195,6 +213,14 @@ def standard_text(
     return text
 
 
+def purpose_line(text: str, purposes: tuple[str, ...] = PURPOSE_LINES) -> str:
+    """The one purpose (`PURPOSE_LINES`) that `text` is a one-edit misreading of, or `text`."""
+    if text in purposes or len(text) < MIN_PURPOSE_CHARS:
+        return text
+    close = [purpose for purpose in purposes if levenshtein(text, purpose) == 1]
+    return close[0] if len(close) == 1 else text
+
+
 def _as_read(line: Decoded) -> Decoded:
     return line
 
@@ -224,9 +250,9 @@ def supervision_rim(shape: Shape, rim: str, inner: list[Line]) -> str:
 def sorted_lines(lines: list[Line], params: RepairParams = DEFAULT_REPAIR) -> tuple[list[Line], list[str]]:
     """Sure lines split into inner lines (standard texts restored) and codes (spaces removed)."""
     kept = [(text, score) for text, score in lines if text.strip() and score >= params.min_line_score]
-    codes = [text.replace(" ", "") for text, score in kept if is_code((text, score), params.min_line_score)]
+    codes = [code_text(text) for text, score in kept if is_code((text, score), params.min_line_score)]
     inner = [
-        (standard_text(text, STANDARD_LINES, STANDARD_LINE_SHARED), score)
+        (purpose_line(standard_text(text, STANDARD_LINES, STANDARD_LINE_SHARED)), score)
         for text, score in kept
         if not is_code((text, score))
     ]
