@@ -10,7 +10,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from imgproc.seal.config import DEFAULT_CONFIG, Recognisers
-from imgproc.seal.pipeline import read_lines, read_rim, seal_reading
+from imgproc.seal.crop import SealCrop
+from imgproc.seal.pipeline import read_lines, read_rim, read_strips, seal_reading
 from imgproc.seal.repair import Line
 from imgproc.seal.shapes import SealRegion, Shape
 from imgproc.seal.strips import SealStrips, Strip
@@ -44,7 +45,7 @@ class FakeModels:
 
     async def read_lines(self, image: np.ndarray) -> list[Line]:
         self.calls.append(("read_lines", 1))
-        return self.lines if image[0, 0] == 0 else self.lines[::-1]
+        return self.lines if image.flat[0] == 0 else self.lines[::-1]
 
 
 def rim(models: FakeModels, *strips: Strip) -> Decoded | None:
@@ -122,6 +123,26 @@ def test_a_seal_reading_sorts_lines_into_inner_lines_and_codes() -> None:
         [("发票专用章", 0.95)],
         ["1234567890123"],
     )
+
+
+def test_only_an_oval_whose_rim_went_unread_is_read_whole_for_the_invoice_title() -> None:
+    oval = replace(REGION, shape=Shape.OVAL)
+    crop = SealCrop(
+        oval,
+        oval,
+        np.zeros((100, 100, 3), np.uint8),
+        np.zeros((100, 100), np.uint8),
+        np.ones((100, 100), bool),
+    )
+    strips = SealStrips(rim=(Strip(image(1)),))
+    title = [("增值税专用发票", 0.9)]
+    for rim_read, calls, expected in [
+        (("晋", 0.99), [("first", 1), ("read_lines", 1)], "全国统一发票监制章"),
+        (("天津君和缘商贸有限公司", 0.99), [("first", 1)], "天津君和缘商贸有限公司"),
+    ]:
+        models = FakeModels({"first": {1: rim_read}}, lines=title)
+        reading = asyncio.run(read_strips(crop, strips, models, CONFIG, lambda line: line))
+        assert (reading.rim_text, sorted(models.calls)) == (expected, calls)
 
 
 def test_a_rect_seal_reports_its_first_line_as_main_text_and_the_best_way_up() -> None:

@@ -186,6 +186,17 @@ def test_an_oval_with_the_tax_bureau_line_inside_is_a_supervision_seal() -> None
     )
 
 
+def test_an_oval_with_an_unread_rim_and_the_invoice_title_around_it_is_a_supervision_seal() -> None:
+    title = [("值税普通之", 0.6), ("抵扣联", 0.9)]
+    assert supervision_rim(Shape.OVAL, "普", [], title) == "全国统一发票监制章"
+    assert supervision_rim(Shape.OVAL, "", [], [("宝税务总局监", 0.5)]) == "全国统一发票监制章"
+    # A company's invoice seal has 发票 inside but no cue, and a name for a rim.
+    assert supervision_rim(Shape.OVAL, "普", [], [("发票专用章", 0.9)]) == "普"
+    assert supervision_rim(Shape.OVAL, "武汉恒泰食品有限公司", [], title) == "武汉恒泰食品有限公司"
+    assert supervision_rim(Shape.OVAL, "东莞市教育局税务", [], title) == "东莞市教育局税务"  # long: read
+    assert supervision_rim(Shape.ROUND, "普", [], title) == "普"  # supervision seals are ovals
+
+
 @pytest.mark.parametrize(
     ("read", "purpose"),
     [

@@ -28,7 +28,7 @@ from .detect import level_turn, seal_det_input, text_map
 from .find import find_seals
 from .locate import locate
 from .read import best_index, best_orientation, dropped_windows, filled, step_px, with_other_readings
-from .repair import Correct, Line, repair_rim, sorted_lines, supervision_rim
+from .repair import Correct, Line, may_be_supervision, repair_rim, sorted_lines, supervision_rim
 from .shapes import SealRegion
 from .strips import SealStrips, Strip, located_strips
 
@@ -149,13 +149,18 @@ def _all(interiors: list[list[Line]]) -> list[Line]:
 
 
 def seal_reading(
-    region: SealRegion, rim: Decoded | None, lines: list[Line], config: SealConfig
+    region: SealRegion,
+    rim: Decoded | None,
+    lines: list[Line],
+    config: SealConfig,
+    around: list[Line] | None = None,
 ) -> SealReading:
-    """A seal's answer from its rim and its other lines; without a rim (a rect seal), its
-    first inner line is its main text."""
+    """A seal's answer from its rim and its other lines (and the text read around it, where
+    it may be an invoice supervision seal); without a rim (a rect seal), its first inner line
+    is its main text."""
     inner, codes = sorted_lines(lines, config.repair)
     if rim is not None:
-        text = supervision_rim(region.shape, rim.text, inner)
+        text = supervision_rim(region.shape, rim.text, inner, around)
         return SealReading(region, text, rim.score, inner, codes)
     first, rest = (inner[0], inner[1:]) if inner else (("", 0.0), [])
     return SealReading(region, first[0], first[1], rest, codes)
@@ -163,11 +168,21 @@ def seal_reading(
 
 async def read_seal(crop: SealCrop, models: SealModels, config: SealConfig, correct: Correct) -> SealReading:
     """Everything one seal says."""
-    strips = await seal_strips(crop, models, config)
+    return await read_strips(crop, await seal_strips(crop, models, config), models, config, correct)
+
+
+async def read_strips(
+    crop: SealCrop, strips: SealStrips, models: SealModels, config: SealConfig, correct: Correct
+) -> SealReading:
+    """Everything one seal says, from what there is to read of it."""
     rim, lines = await asyncio.gather(
         read_rim(strips.rim, models, config, correct), read_lines(strips, models, config, correct)
     )
-    return seal_reading(crop.region, rim, lines, config)
+    around = None
+    if rim is not None and may_be_supervision(crop.region.shape, rim.text):
+        # The rim went unread: the whole crop is read as a page, for the invoice's title.
+        around = await models.read_lines(crop.bgr)
+    return seal_reading(crop.region, rim, lines, config, around)
 
 
 def find_page_seals(rgb: np.ndarray, config: SealConfig = DEFAULT_CONFIG) -> list[SealCrop]:

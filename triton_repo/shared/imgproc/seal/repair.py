@@ -63,6 +63,10 @@ MIN_PURPOSE_CHARS = 4  # a shorter line is too little to tell a purpose by
 # The lines inside that only the supervision seal carries: an oval seal with one of them is
 # a 监制章, whose rim is then its standard text however much of it the title print hid.
 SUPERVISION_LINES = frozenset({"国家税务总局监制", "国家税务总局"})
+# What is read in and around a supervision seal even where the invoice's title, printed over
+# it, hides its rim: pieces of the title (增值税专用发票, 增值税普通发票) and of the tax
+# bureau's line. A company's invoice seal (发票专用章) holds none of them.
+SUPERVISION_CUES = ("值税", "税务", "监制", "专用发票", "普通发票")
 # Punctuation that never ends a rim: dashes, dots, commas, quotation marks (brackets, Ps/Pe,
 # may: "(北京)").
 LOOSE_PUNCTUATION = frozenset({"Pc", "Pd", "Po", "Pi", "Pf"})
@@ -239,12 +243,23 @@ def repair_rim(line: Decoded, correct: Correct = _as_read, params: RepairParams 
     return Decoded(tuple(text), (corrected.score,) * len(text), length=corrected.length)
 
 
-def supervision_rim(shape: Shape, rim: str, inner: list[Line]) -> str:
-    """The rim of an invoice supervision seal (an oval with a 国家税务总局 line inside) is
-    全国统一发票监制章; any other rim stays as read."""
-    if shape.has_axes and any(text in SUPERVISION_LINES for text, _ in inner):
+def may_be_supervision(shape: Shape, rim: str) -> bool:
+    """Whether a seal could be an invoice supervision seal whose rim went unread: an oval whose
+    rim reads as no name (no 公司, and short: the invoice's title hides most of it)."""
+    return shape.has_axes and "公司" not in rim and len(rim) < len(STANDARD_RIMS[0]) - 1
+
+
+def supervision_rim(shape: Shape, rim: str, inner: list[Line], around: list[Line] | None = None) -> str:
+    """The rim of an invoice supervision seal is 全国统一发票监制章: an oval with a 国家税务总局
+    line inside, or one whose rim went unread (`may_be_supervision`) with the invoice's title
+    or the tax bureau's line read in and around it (`around`: `SUPERVISION_CUES`). Any other
+    rim stays as read."""
+    if not shape.has_axes:
+        return rim
+    if any(text in SUPERVISION_LINES for text, _ in inner):
         return STANDARD_RIMS[0]
-    return rim
+    cued = any(cue in text for text, _ in around or [] for cue in SUPERVISION_CUES)
+    return STANDARD_RIMS[0] if cued and may_be_supervision(shape, rim) else rim
 
 
 def sorted_lines(lines: list[Line], params: RepairParams = DEFAULT_REPAIR) -> tuple[list[Line], list[str]]:
