@@ -24,12 +24,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 import onnx
 from onnx import helper, numpy_helper
 
 HARD_SWISH_SHIFT = 3.0  # a * clip(a + 3, 0, 6) / 6
 HARD_SWISH_RANGE = 6.0
 Node = onnx.NodeProto
+Array = npt.NDArray[np.float32]
 
 
 class _Graph:
@@ -44,7 +46,7 @@ class _Graph:
             for name in node.input:
                 self.consumers[name].append(node)
 
-    def value(self, name: str) -> np.ndarray | None:
+    def value(self, name: str) -> Array | None:
         node = self.constants.get(name)
         return None if node is None else numpy_helper.to_array(node.attribute[0].t)
 
@@ -60,10 +62,10 @@ class _Graph:
         users = self.consumers[node.output[0]]
         return users[0] if len(users) == 1 and users[0].op_type == op_type else None
 
-    def set_constant(self, name: str, value: np.ndarray) -> None:
+    def set_constant(self, name: str, value: Array) -> None:
         self.constants[name].attribute[0].t.CopyFrom(numpy_helper.from_array(value.astype(np.float32), name))
 
-    def bias(self, conv: Node) -> np.ndarray:
+    def bias(self, conv: Node) -> Array:
         """The convolution's bias, created (zeros) when it has none."""
         if len(conv.input) > 2:
             value = self.value(conv.input[2])
@@ -72,13 +74,14 @@ class _Graph:
         out_channels = self._weight(conv).shape[0]
         name = f"{conv.output[0]}.folded_bias"
         zeros = np.zeros(out_channels, np.float32)
-        node = helper.make_node("Constant", [], [name], value=numpy_helper.from_array(zeros, name))
-        self.graph.node.append(node)
-        self.constants[name] = node
+        self.graph.node.append(
+            helper.make_node("Constant", [], [name], value=numpy_helper.from_array(zeros, name))
+        )
+        self.constants[name] = self.graph.node[-1]  # append copied the message: keep the graph's
         conv.input.append(name)
         return zeros
 
-    def _weight(self, conv: Node) -> np.ndarray:
+    def _weight(self, conv: Node) -> Array:
         value = self.value(conv.input[1])
         assert value is not None
         return value
@@ -111,7 +114,12 @@ def _match(graph: _Graph, conv: Node) -> _Block | None:
         return None
     clip = graph.only_consumer(shift3, "Clip")
     div = graph.only_consumer(product, "Div")
-    if clip is None or div is None or product.input[1] != clip.output[0] or graph.scalar(div) != HARD_SWISH_RANGE:
+    if (
+        clip is None
+        or div is None
+        or product.input[1] != clip.output[0]
+        or graph.scalar(div) != HARD_SWISH_RANGE
+    ):
         return None
     if [graph.value(name) for name in clip.input[1:]] != [0.0, HARD_SWISH_RANGE]:
         return None
@@ -139,7 +147,9 @@ def _fold(graph: _Graph, block: _Block) -> set[int]:
     graph.set_constant(conv.input[2], bias * np.float32(block.s1) + np.float32(block.b1))
     a, h = conv.output[0], block.hard_swish.output[0]
     gate = f"{a}.hard_sigmoid"
-    graph.graph.node.append(helper.make_node("HardSigmoid", [a], [gate], alpha=1.0 / HARD_SWISH_RANGE, beta=0.5))
+    graph.graph.node.append(
+        helper.make_node("HardSigmoid", [a], [gate], alpha=1.0 / HARD_SWISH_RANGE, beta=0.5)
+    )
     graph.graph.node.append(helper.make_node("Mul", [a, gate], [h]))
     removed = {id(node) for node in block.removed}
     following = graph.only_consumer(block.shift, "Conv")
@@ -171,7 +181,10 @@ def _fold_into_next(graph: _Graph, block: _Block, following: Node) -> None:
 
 def _pads(conv: Node) -> bool:
     attributes = {a.name: helper.get_attribute_value(a) for a in conv.attribute}
-    return any(attributes.get("pads", [0])) or attributes.get("auto_pad", b"NOTSET") not in (b"NOTSET", b"VALID")
+    return any(attributes.get("pads", [0])) or attributes.get("auto_pad", b"NOTSET") not in (
+        b"NOTSET",
+        b"VALID",
+    )
 
 
 def _used_nodes(graph: onnx.GraphProto, nodes: Sequence[Node]) -> list[Node]:
@@ -220,4 +233,6 @@ def folded_model(data: bytes) -> bytes:
     """The serialized model with its affine + hard swish blocks folded (see the module's doc)."""
     model = onnx.load_model_from_string(data)
     fold_affine_hard_swish(model)
-    return model.SerializeToString(deterministic=True)
+    data = model.SerializeToString(deterministic=True)
+    assert isinstance(data, bytes)
+    return data
