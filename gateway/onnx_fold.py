@@ -10,7 +10,8 @@ and back into its blocked convolution layout. Those passes took half the recogni
 - `s1`, `b1` go into the convolution's weights and bias (`conv(x) * s1 + b1` is a convolution);
 - the hard swish becomes `a * HardSigmoid(a)` (alpha 1/6, beta 1/2: the same function);
 - `s2` goes into the next convolution's weights (a scale commutes with its zero padding), and
-  `b2` into its bias when it pads nothing; with padding, `b2 / s2` stays as one Add before it.
+  `b2` into its bias when it pads nothing; with padding, `b2 / s2` stays as one shift before it
+  (a BatchNormalization that adds exactly that: see `_shift`).
 
 Only float rounding changes (outputs within about 1e-5 of the original's), which the OCR
 fidelity tests against RapidOCR on the original models judge. Blocks that do not match the
@@ -161,15 +162,15 @@ def _fold(graph: _Graph, block: _Block) -> set[int]:
 
 
 def _fold_into_next(graph: _Graph, block: _Block, following: Node) -> None:
-    """`s2` into the next convolution's weights; `b2` into its bias, or kept as Add(b2 / s2)."""
+    """`s2` into the next convolution's weights; `b2` into its bias, or kept as a shift by
+    `b2 / s2` before it."""
     weight = graph.value(following.input[1])
     assert weight is not None
     h = block.hard_swish.output[0]
     if _pads(following):
-        shift = f"{h}.shift"
-        value = numpy_helper.from_array(np.array([block.b2 / block.s2], np.float32), shift)
-        graph.graph.node.append(helper.make_node("Constant", [], [shift], value=value))
-        block.shift.input[:] = [h, shift]
+        in_channels = weight.shape[1] * _attribute(following, "group", 1)
+        graph.graph.node.extend(_shift(h, block.shift.output[0], block.b2 / block.s2, in_channels))
+        block.shift.ClearField("input")  # replaced: dropped with the unreachable nodes
     else:
         bias = graph.bias(following)
         per_output = weight.reshape(weight.shape[0], -1).sum(axis=1)
@@ -177,6 +178,24 @@ def _fold_into_next(graph: _Graph, block: _Block, following: Node) -> None:
         following.input[0] = h
         block.shift.ClearField("input")  # unused now: dropped with the unreachable nodes
     graph.set_constant(following.input[1], weight * np.float32(block.s2))
+
+
+def _shift(source: str, target: str, value: float, channels: int) -> list[Node]:
+    """`target = source + value`, written as a BatchNormalization (scale 1, mean 0, variance 1,
+    epsilon 0: exactly the sum) rather than an Add: ONNX Runtime runs that one in its blocked
+    convolution layout, where an Add of a scalar makes it reorder the map out and back in."""
+    names = [f"{target}.{part}" for part in ("scale", "shift", "mean", "variance")]
+    values = (np.ones(channels), np.full(channels, value), np.zeros(channels), np.ones(channels))
+    nodes = [
+        helper.make_node("Constant", [], [name], value=numpy_helper.from_array(v.astype(np.float32), name))
+        for name, v in zip(names, values, strict=True)
+    ]
+    return [*nodes, helper.make_node("BatchNormalization", [source, *names], [target], epsilon=0.0)]
+
+
+def _attribute(node: Node, name: str, default: int) -> int:
+    found = [helper.get_attribute_value(a) for a in node.attribute if a.name == name]
+    return int(found[0]) if found else default
 
 
 def _pads(conv: Node) -> bool:

@@ -88,13 +88,13 @@ RAPIDOCR = Distribution(
             model_name="text_detection",
             member="rapidocr_onnxruntime/models/ch_PP-OCRv4_det_infer.onnx",
             sha256="d2a7720d45a54257208b1e13e36a8479894cb74155a5efe29462512d42f49da9",
-            folded_sha256="442b57549cab990606ba195bf16a8522350b475ed7d184fb58a12d7f6f472686",
+            folded_sha256="7348e5b814d2f2dd32d3c496b0f1e9b08e9f2b7017e3cde704b284781f73ee51",
         ),
         ModelAsset(
             model_name="text_recognition",
             member="rapidocr_onnxruntime/models/ch_PP-OCRv4_rec_infer.onnx",
             sha256="48fc40f24f6d2a207a2b1091d3437eb3cc3eb6b676dc3ef9c37384005483683b",
-            folded_sha256="0fdacd0fc1180efa5628731d20333f9c0e53cfed9ead57bd15e0dd454d24fdd4",
+            folded_sha256="ecac8d612b9b84b3c2cd950998b17c8d4483b66b00a73265194fc15a7425d7a1",
         ),
         ModelAsset(
             model_name="text_direction",

@@ -28,11 +28,11 @@ def test_folding_keeps_the_function_in_fewer_ops() -> None:
     before = _run(model, x)
     assert fold_affine_hard_swish(model) == 3
     np.testing.assert_allclose(_run(model, x), before, rtol=1e-4, atol=1e-4)
-    # Left: each hard swish's product, and one Add (b2 / s2) before the padded depthwise
-    # convolution, whose zero padding b2 cannot go through.
-    assert _ops(model).count("HardSigmoid") == 3
-    assert "Clip" not in _ops(model) and "Div" not in _ops(model)
-    assert _ops(model).count("Mul") == 3 and _ops(model).count("Add") == 1
+    # Left: each hard swish's product, and one shift by b2 / s2 before the padded depthwise
+    # convolution, whose zero padding b2 cannot go through (a BatchNormalization, not an Add).
+    assert _ops(model).count("HardSigmoid") == 3 and _ops(model).count("Mul") == 3
+    assert _ops(model).count("BatchNormalization") == 1
+    assert not {"Clip", "Div", "Add"} & set(_ops(model))
 
 
 def test_a_block_that_differs_is_left_alone() -> None:
