@@ -26,7 +26,8 @@ def test_folding_keeps_the_function_in_fewer_ops() -> None:
     model = lcnet_like()
     x = RNG.normal(size=(1, CHANNELS, 8, 8)).astype(np.float32) * 3
     before = _run(model, x)
-    assert fold_affine_hard_swish(model) == 3
+    # Per block: the first affine into its convolution, the hard swish, the second affine on.
+    assert fold_affine_hard_swish(model) == 9
     np.testing.assert_allclose(_run(model, x), before, rtol=1e-4, atol=1e-4)
     # Left: each hard swish's product, and one shift by b2 / s2 before the padded depthwise
     # convolution, whose zero padding b2 cannot go through (a BatchNormalization, not an Add).
@@ -35,11 +36,26 @@ def test_folding_keeps_the_function_in_fewer_ops() -> None:
     assert not {"Clip", "Div", "Add"} & set(_ops(model))
 
 
-def test_a_block_that_differs_is_left_alone() -> None:
-    model = lcnet_like(shift=2.0)  # not a hard swish
-    ops = _ops(model)
-    assert fold_affine_hard_swish(model) == 0
-    assert _ops(model) == ops
+def test_a_function_that_is_not_a_hard_swish_stays_written_out() -> None:
+    model = lcnet_like(shift=2.0)  # x * clip(x + 2, 0, 6) / 6
+    x = RNG.normal(size=(1, CHANNELS, 8, 8)).astype(np.float32) * 3
+    before = _run(model, x)
+    fold_affine_hard_swish(model)
+    assert "HardSigmoid" not in _ops(model) and _ops(model).count("Clip") == 3
+    np.testing.assert_allclose(_run(model, x), before, rtol=1e-4, atol=1e-4)
+
+
+def test_an_affine_read_by_two_convolutions_goes_into_both() -> None:
+    b = Builder()
+    h = b.act(b.conv("x", 1, depthwise=False, bias=True))
+    both = b.op("Add", [b.conv(h, 1, depthwise=False, bias=False), b.conv(h, 3, depthwise=True, bias=True)])
+    model = b.model(both)
+    x = RNG.normal(size=(1, CHANNELS, 8, 8)).astype(np.float32) * 3
+    before = _run(model, x)
+    assert fold_affine_hard_swish(model) == 3
+    np.testing.assert_allclose(_run(model, x), before, rtol=1e-4, atol=1e-4)
+    assert _ops(model).count("BatchNormalization") == 1  # the shift, for the padded one only
+    assert _ops(model).count("Add") == 1  # the two branches' sum
 
 
 def test_serialized_folding_is_deterministic_and_loads() -> None:
@@ -64,5 +80,6 @@ def test_a_shared_weight_is_not_edited() -> None:
     model = b.model("again")
     x = RNG.normal(size=(1, CHANNELS, 8, 8)).astype(np.float32)
     before = _run(model, x)
-    assert fold_affine_hard_swish(model) == 0
-    np.testing.assert_allclose(_run(model, x), before, rtol=1e-6)
+    assert fold_affine_hard_swish(model) == 1  # the hard swish only: no affine can go anywhere
+    assert _ops(model).count("Mul") == 3 and _ops(model).count("Add") == 2
+    np.testing.assert_allclose(_run(model, x), before, rtol=1e-5, atol=1e-5)
