@@ -131,7 +131,7 @@ def _into_producers(graph: _Graph) -> int:
         conv = graph.producer.get(affine.source)
         if conv is None or conv.op_type != "Conv" or len(graph.consumers[affine.source]) != 1:
             continue
-        if not graph.owns_weights(conv):
+        if not graph.owns_weights(conv) or affine.source in _graph_outputs(graph):
             continue
         bias = graph.bias(conv)
         graph.set_constant(conv.input[1], graph.weight(conv) * np.float32(affine.scale))
