@@ -47,10 +47,11 @@ THREADS = 2
 def load_strips(path: Path) -> tuple[list[np.ndarray], list[str]]:
     """The strips and rim texts `strips.py` saved."""
     data = np.load(path)
+    pixels = data["pixels"]  # each access to an npz member decompresses it again
     images, start = [], 0
     for height, width in zip(data["heights"], data["widths"], strict=True):
         size = int(height) * int(width) * 3
-        images.append(data["pixels"][start : start + size].reshape(int(height), int(width), 3))
+        images.append(pixels[start : start + size].reshape(int(height), int(width), 3))
         start += size
     return images, [str(t) for t in data["texts"]]
 
