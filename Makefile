@@ -74,7 +74,7 @@ train:
 
 # Retrains the committed seal encoder-decoder (seal_seq2seq_*; not needed to serve or test):
 # rim strips cut by the seal pipeline from generated pages (and the seals-dev tuning part,
-# measured only), then about 20 minutes of training on 2 CPU cores and the ONNX export.
+# measured only), then the training on 2 CPU cores (45 min on a busy machine) and the ONNX export.
 SEQ2SEQ_DATA := .cache/seq2seq
 train-seq2seq: setup
 	test -x .venv-train/bin/python || $(PYTHON) -m venv .venv-train
