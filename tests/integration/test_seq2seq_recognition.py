@@ -167,3 +167,10 @@ def test_a_decoder_failing_mid_loop_fails_only_its_request(client: grpcclient.In
         answered = [futures[0].result(), futures[2].result()]
     for (texts, scores), batch in zip(answered, [batches[0], batches[2]], strict=True):
         _assert_matches_reference(texts, scores, batch, SPEC.max_length)
+
+
+def test_widths_that_do_not_fit_are_a_bad_request(client: grpcclient.InferenceServerClient) -> None:
+    strips = [_strip(RIMS[0]), _strip(RIMS[1])]
+    with pytest.raises(InferenceServerException, match="WIDTHS must give one width"):
+        recognise(client, strips, widths=np.array([5000, 10], np.int32))
+    assert recognise(client, strips[:1])[0] == [reference(strips[0])[1]]  # and it still answers

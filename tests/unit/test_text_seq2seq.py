@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from imgproc.imaging import ImageError
 from imgproc.text.seq2seq import (
     Generated,
     Seq2SeqSpec,
@@ -122,3 +123,10 @@ def test_a_padded_batch_gives_back_each_row_at_its_width() -> None:
     batch, widths = padded_batch(images)
     assert batch.shape == (2, 48, 50, 3) and widths.tolist() == [30, 50]
     assert [row.shape[1] for row in unpadded(batch, widths)] == [30, 50] and batch[0, :, 30:].min() == 255
+
+
+@pytest.mark.parametrize("widths", [[30], [30, 51], [-1, 20]], ids=["too few", "too wide", "negative"])
+def test_widths_that_do_not_fit_the_batch_are_a_bad_request(widths: list[int]) -> None:
+    batch, _ = padded_batch([np.zeros((48, 30, 3), np.uint8), np.zeros((48, 50, 3), np.uint8)])
+    with pytest.raises(ImageError, match="WIDTHS"):
+        unpadded(batch, np.array(widths, np.int32))

@@ -25,6 +25,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from imgproc.imaging import ImageError
+
 from .recognition import Decoded
 
 WHITE = 255
@@ -86,9 +88,17 @@ def pixel_values(fitted: np.ndarray, spec: Seq2SeqSpec) -> np.ndarray:
 
 
 def unpadded(images: np.ndarray, widths: np.ndarray | None) -> list[np.ndarray]:
-    """The rows of a white-padded uint8[N, H, W, 3] batch, each cut to its own width."""
+    """The rows of a white-padded uint8[N, H, W, 3] batch, each cut to its own width; raises
+    ImageError when the widths are not one per row, each within the batch's width."""
     if widths is None:
         return list(images)
+    widths = widths.ravel()
+    if len(widths) != len(images) or (
+        len(widths) and not 0 <= widths.min() <= widths.max() <= images.shape[2]
+    ):
+        raise ImageError(
+            f"WIDTHS must give one width in 0..{images.shape[2]} per image, got {widths.tolist()}"
+        )
     return [image[:, : int(width)] for image, width in zip(images, widths, strict=True)]
 
 
