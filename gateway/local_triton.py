@@ -43,6 +43,10 @@ KEEPALIVE_ARGS = (
 )
 ONNX_RUNNER = TRITON_REPO / "local" / "onnx_runner.py"
 ONNX_PLATFORM = re.compile(r'^\s*platform\s*:\s*"onnxruntime_onnx"\s*$', re.MULTILINE)
+# The Python backend reads `default_model_filename` as its own script's name: the runner gets
+# the ONNX file's name as a parameter instead (optimum's exports are not named model.onnx).
+MODEL_FILENAME = re.compile(r'^\s*default_model_filename\s*:\s*"([^"]+)"\s*$', re.MULTILINE)
+ONNX_FILE_PARAMETER = "onnx_file"
 LOG_TAIL_CHARS = 6000
 STOP_GRACE_S = 20.0
 
@@ -113,6 +117,10 @@ def materialize_repository(source: Path, target: Path) -> None:
         text = config.read_text()
         if not ONNX_PLATFORM.search(text):
             continue
+        text = MODEL_FILENAME.sub(
+            lambda m: f'parameters {{ key: "{ONNX_FILE_PARAMETER}" value: {{ string_value: "{m[1]}" }} }}',
+            text,
+        )
         config.write_text(ONNX_PLATFORM.sub('backend: "python"', text))
         for version in (p for p in config.parent.iterdir() if p.is_dir() and p.name.isdigit()):
             shutil.copy(ONNX_RUNNER, version / "model.py")

@@ -29,8 +29,10 @@ from imgproc.text.lines import read_lines
 
 from evaluation.ocr import MODEL_FILE, onnx_session, run_session
 from evaluation.seal.scoring import FoundSeal
+from evaluation.seal.seq2seq import SEQ2SEQ, OnnxSeq2Seq
 
 MODEL_REPOSITORY = Path("triton_repo/models")
+# The CTC recognisers; the encoder-decoder one (SEQ2SEQ) is read by `OnnxSeq2Seq`.
 RECOGNISERS = ("text_recognition", "text_recognition_v5", "text_recognition_v6")
 Line = tuple[str, float]
 
@@ -47,11 +49,14 @@ class OnnxSealModels:
         self.rec = {
             name: (session(name), load_charset(model_repository / name / MODEL_FILE)) for name in RECOGNISERS
         }
+        self.seq2seq = OnnxSeq2Seq(model_repository, threads)
 
     async def seal_text(self, tensor: np.ndarray) -> np.ndarray:
         return run_session(self.seal_det, tensor)
 
     async def recognise(self, model: str, images: Sequence[np.ndarray], alternatives: int) -> list[Decoded]:
+        if model == SEQ2SEQ:
+            return await self.seq2seq.recognise(images)
         session, charset = self.rec[model]
         batch = rec_preprocess([three_channels(image) for image in images])
         return ctc_decode_chars(run_session(session, batch), charset, alternatives)

@@ -27,3 +27,10 @@ def test_the_bundled_server_is_found() -> None:
     dist = TritonDistribution.find()
     assert dist.binary.name == "tritonserver"
     assert dist.stub.parent.name.startswith("3.")
+
+
+def test_an_onnx_file_not_named_model_onnx_reaches_the_runner_as_a_parameter(tmp_path: Path) -> None:
+    materialize_repository(TRITON_REPO / "models", tmp_path)
+    config = (tmp_path / "seal_seq2seq_encoder" / "config.pbtxt").read_text()
+    assert "default_model_filename" not in config  # the Python backend would look for that script
+    assert 'key: "onnx_file" value: { string_value: "encoder_model.onnx" }' in config

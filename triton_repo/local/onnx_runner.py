@@ -21,6 +21,7 @@ import onnxruntime as ort
 import triton_python_backend_utils as pb_utils
 
 Group = list[int]
+ONNX_FILE_PARAMETER = "onnx_file"  # gateway/local_triton.py sets it from default_model_filename
 
 
 def _session_options(parameters: dict[str, Any]) -> ort.SessionOptions:
@@ -56,7 +57,10 @@ class TritonPythonModel:
         config = json.loads(args["model_config"])
         self._inputs = [tensor["name"] for tensor in config["input"]]
         self._outputs = [tensor["name"] for tensor in config["output"]]
-        path = Path(args["model_repository"]) / args["model_version"] / "model.onnx"
+        # The config's `default_model_filename` (optimum names its files encoder_model.onnx,
+        # decoder_model.onnx), which the launcher hands over as this parameter; else model.onnx.
+        filename = config.get("parameters", {}).get(ONNX_FILE_PARAMETER, {}).get("string_value")
+        path = Path(args["model_repository"]) / args["model_version"] / (filename or "model.onnx")
         options = _session_options(config.get("parameters", {}))
         chosen = providers(
             args.get("model_instance_kind"),

@@ -28,6 +28,7 @@ from imgproc.text import (
 from imgproc.text.charset import load_charset
 from imgproc.text.lines import read_lines as text_lines
 from imgproc.text.recognition import REC_BATCH_SIZE
+from imgproc.text.seq2seq import as_decoded, padded_batch
 
 # The PP-OCR models' tensors, as their config.pbtxt (and the ONNX exports) name them.
 DIRECTION_MODEL = "text_direction"
@@ -164,17 +165,25 @@ class ModelCallError(RuntimeError):
 
 
 def _request(model_name: str, inputs: dict[str, np.ndarray], outputs: Sequence[str]) -> Any:
-    return pb_utils.InferenceRequest(
-        model_name=model_name,
-        requested_output_names=list(outputs),
-        inputs=[pb_utils.Tensor(name, value) for name, value in inputs.items()],
+    return _tensor_request(
+        model_name, [pb_utils.Tensor(name, value) for name, value in inputs.items()], outputs
     )
 
 
-def _outputs(result: Any, model_name: str, outputs: Sequence[str]) -> dict[str, np.ndarray]:
+def _tensor_request(model_name: str, inputs: Sequence[Any], outputs: Sequence[str], **options: Any) -> Any:
+    return pb_utils.InferenceRequest(
+        model_name=model_name, requested_output_names=list(outputs), inputs=list(inputs), **options
+    )
+
+
+def _output_tensors(result: Any, model_name: str, outputs: Sequence[str]) -> dict[str, Any]:
     if result.has_error():  # checked right after this call, on this response
         raise ModelCallError(model_name, result.error().message())
-    return {name: pb_utils.get_output_tensor_by_name(result, name).as_numpy() for name in outputs}
+    return {name: pb_utils.get_output_tensor_by_name(result, name) for name in outputs}
+
+
+def _outputs(result: Any, model_name: str, outputs: Sequence[str]) -> dict[str, np.ndarray]:
+    return {name: tensor.as_numpy() for name, tensor in _output_tensors(result, model_name, outputs).items()}
 
 
 def call_model(model_name: str, inputs: dict[str, np.ndarray], output: str) -> np.ndarray:
@@ -192,6 +201,23 @@ async def call_model_outputs(
 ) -> dict[str, np.ndarray]:
     """Several outputs of another Triton model, without blocking; raises ModelCallError."""
     return _outputs(await _request(model_name, inputs, outputs).async_exec(), model_name, outputs)
+
+
+async def call_model_tensor(model_name: str, inputs: Sequence[Any], output: str, on_cpu: bool = False) -> Any:
+    """One output of another Triton model as a `pb_utils.Tensor`, left where that model put it
+    (on its GPU, say) unless `on_cpu`; the inputs are `pb_utils.Tensor`s, so one model's
+    output passes on to the next by DLPack without a copy. Raises ModelCallError."""
+    memory = (
+        {"preferred_memory": pb_utils.PreferredMemory(pb_utils.TRITONSERVER_MEMORY_CPU)} if on_cpu else {}
+    )
+    result = await _tensor_request(model_name, inputs, [output], **memory).async_exec()
+    return _output_tensors(result, model_name, [output])[output]
+
+
+def optional_input(request: Any, name: str) -> np.ndarray | None:
+    """An optional input tensor of a request as a NumPy array, None when the request lacks it."""
+    tensor = pb_utils.get_input_tensor_by_name(request, name)
+    return None if tensor is None else tensor.as_numpy()
 
 
 def upright(crops: list[np.ndarray]) -> list[np.ndarray]:
@@ -232,6 +258,20 @@ async def recognise_chars(
     return ctc_decode_chars(probs, charset, alternatives)
 
 
+async def recognise_seq2seq(images: Sequence[np.ndarray], model: str) -> list[Decoded]:
+    """Each line image (gray or BGR) read by an encoder-decoder BLS model (`seq2seq_recognition`)
+    in one call, as `Decoded` lines (every character with the line's score); raises
+    ModelCallError."""
+    if not images:
+        return []
+    batch, widths = padded_batch([three_channels(image) for image in images])
+    out = await call_model_outputs(model, {"IMAGES": batch, "WIDTHS": widths}, ["TEXTS", "SCORES"])
+    return [
+        as_decoded(text.decode(), float(score))
+        for text, score in zip(out["TEXTS"], out["SCORES"], strict=True)
+    ]
+
+
 async def recognise_grouped(
     crops: Sequence[np.ndarray],
     charset: Sequence[str],
@@ -266,6 +306,11 @@ async def read_lines(image: np.ndarray, charset: Sequence[str]) -> list[tuple[st
         return await recognise_chars(crops, charset)
 
     return await text_lines(image, detect, classify, recognise)
+
+
+def strings(texts: Sequence[str]) -> np.ndarray:
+    """Texts as a TYPE_STRING tensor (UTF-8 bytes)."""
+    return np.array([text.encode() for text in texts], dtype=np.object_)
 
 
 def response(**tensors: np.ndarray) -> Any:

@@ -27,9 +27,11 @@ from pymodel import (
     model_config,
     read_lines,
     recognise_chars,
+    recognise_seq2seq,
     recogniser_charset,
     request_bytes,
     response,
+    strings,
 )
 
 SEAL_TEXT_MODEL = "seal_text_detection"
@@ -42,13 +44,19 @@ class TritonSealModels:
 
     def __init__(self, args: dict[str, str], config: SealConfig) -> None:
         names = (config.recognisers.first, *config.recognisers.others)
-        self._charsets = {name: recogniser_charset(args, RECOGNITION_MODELS[name]) for name in names}
+        self._charsets = {
+            name: recogniser_charset(args, RECOGNITION_MODELS[name])
+            for name in names
+            if name in RECOGNITION_MODELS
+        }
         self._lines_charset = recogniser_charset(args)
 
     async def seal_text(self, tensor: np.ndarray) -> np.ndarray:
         return await call_model_async(SEAL_TEXT_MODEL, {SEAL_TEXT_INPUT: tensor}, SEAL_TEXT_OUTPUT)
 
     async def recognise(self, model: str, images: Sequence[np.ndarray], alternatives: int) -> list[Decoded]:
+        if model not in RECOGNITION_MODELS:  # an encoder-decoder BLS model: no CTC alternatives
+            return await recognise_seq2seq(images, model)
         return await recognise_chars(images, self._charsets[model], RECOGNITION_MODELS[model], alternatives)
 
     async def read_lines(self, image: np.ndarray) -> list[Line]:
@@ -62,22 +70,18 @@ def seal_config(args: dict[str, str]) -> SealConfig:
     return with_overrides(DEFAULT_CONFIG, overrides)
 
 
-def _strings(texts: Sequence[str]) -> np.ndarray:
-    return np.array([text.encode() for text in texts], dtype=np.object_)
-
-
 def _tensors(readings: list[SealReading]) -> dict[str, np.ndarray]:
     inner = [(i, line) for i, reading in enumerate(readings) for line in reading.inner]
     codes = [(i, code) for i, reading in enumerate(readings) for code in reading.codes]
     return {
         "BOXES": np.array([r.region.box for r in readings], np.float32).reshape(-1, 4),
-        "SHAPES": _strings([r.region.shape.value for r in readings]),
-        "RIM_TEXTS": _strings([r.rim_text for r in readings]),
+        "SHAPES": strings([r.region.shape.value for r in readings]),
+        "RIM_TEXTS": strings([r.rim_text for r in readings]),
         "RIM_SCORES": np.array([r.rim_score for r in readings], np.float32),
-        "INNER_TEXTS": _strings([text for _, (text, _) in inner]),
+        "INNER_TEXTS": strings([text for _, (text, _) in inner]),
         "INNER_SCORES": np.array([score for _, (_, score) in inner], np.float32),
         "INNER_SEALS": np.array([i for i, _ in inner], np.int32),
-        "CODES": _strings([code for _, code in codes]),
+        "CODES": strings([code for _, code in codes]),
         "CODE_SEALS": np.array([i for i, _ in codes], np.int32),
     }
 

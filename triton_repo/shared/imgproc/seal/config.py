@@ -27,8 +27,9 @@ from .strips import DEFAULT_STRIP, StripParams
 @dataclass(frozen=True)
 class Recognisers:
     """Triton models that read strips: `first` reads everything; the others re-read an unsure
-    rim (`ReadParams.sure`), and the surest reading is kept. Another recogniser (a TrOCR
-    served as its own Triton model, say) is one more name here."""
+    rim (`ReadParams.sure`), and the surest reading is kept. Names of Triton models: the CTC
+    recognisers (`pymodel.RECOGNITION_MODELS`) or an encoder-decoder BLS model
+    (`seq2seq_recognition`, off by default: see its model card for what it adds)."""
 
     first: str = "text_recognition_v6"
     others: tuple[str, ...] = ("text_recognition", "text_recognition_v5")

@@ -1,0 +1,176 @@
+"""The encoder-decoder BLS loop (`seq2seq_recognition`) against a plain reference, on real Triton.
+
+The reference is greedy decoding written out here with ONNX Runtime, one strip at a time, over
+the same committed encoder_model.onnx and decoder_model.onnx the server runs: the BLS loop
+(batched, through Triton, the encoder's states passed by DLPack) must produce the same tokens,
+which shows in the same texts and the same scores. The server loads only these models (and,
+for the fault test, a FAKE decoder that fails on purpose mid-loop, with a second BLS model
+over it), so it starts in seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+import tritonclient.grpc as grpcclient
+from imgproc.text.seq2seq import VOCAB_FILE, Seq2SeqSpec, fit_strip, padded_batch, pixel_values
+from PIL import Image, ImageDraw
+from tritonclient.utils import InferenceServerException
+
+from gateway.local_triton import TRITON_REPO, LocalTriton
+from tests.support.text_corpus import font_paths, load_font
+
+pytestmark = pytest.mark.integration
+MODELS = TRITON_REPO / "models"
+FAKES = Path(__file__).resolve().parents[1] / "support" / "triton_models"
+ENCODER, DECODER, BLS = "seal_seq2seq_encoder", "seal_seq2seq_decoder", "seq2seq_recognition"
+FAKE_DECODER = "seal_seq2seq_decoder_with_fake_fault"
+FAKE_BLS = "seq2seq_recognition_with_fake_fault"
+SPEC = Seq2SeqSpec()  # the served config sets no spec parameter: the defaults are the model's
+RIMS = ("上海星辰科技有限公司", "北京", "全国统一发票监制章", "深圳市宏图文化传媒有限公司合同专用章")
+
+
+def _strip(text: str, height: int = 48) -> np.ndarray:
+    """A rim-like strip: `text` in red on white, BGR."""
+    font = load_font(font_paths("zh")[0], 32)
+    image = Image.new("RGB", (max(1, 34 * len(text) + 24), height), "white")
+    ImageDraw.Draw(image).text((12, 6), text, font=font, fill=(200, 30, 30))
+    return np.ascontiguousarray(np.asarray(image)[:, :, ::-1])
+
+
+@cache
+def _sessions() -> tuple[ort.InferenceSession, ort.InferenceSession, list[str]]:
+    encoder = ort.InferenceSession(str(MODELS / ENCODER / "1" / "encoder_model.onnx"))
+    decoder = ort.InferenceSession(str(MODELS / DECODER / "1" / "decoder_model.onnx"))
+    table: dict[str, int] = json.loads((MODELS / DECODER / "1" / VOCAB_FILE).read_text(encoding="utf-8"))
+    return encoder, decoder, sorted(table, key=table.__getitem__)
+
+
+def reference(strip: np.ndarray, limit: int = SPEC.max_length) -> tuple[list[int], str, float]:
+    """Plain greedy decoding of one strip: (tokens, text, mean token probability)."""
+    encoder, decoder, tokens = _sessions()
+    states = encoder.run(None, {"pixel_values": pixel_values(fit_strip(strip, SPEC)[None], SPEC)})[0]
+    ids, probs = [SPEC.decoder_start_token_id], []
+    while len(ids) - 1 < limit:
+        logits = decoder.run(None, {"input_ids": np.array([ids], np.int64), "encoder_hidden_states": states})
+        last = logits[0][0, -1].astype(np.float64)
+        chances = np.exp(last - last.max()) / np.exp(last - last.max()).sum()
+        ids.append(int(last.argmax()))
+        probs.append(float(chances[ids[-1]]))
+        if ids[-1] == SPEC.eos_token_id:
+            break
+    specials = {SPEC.decoder_start_token_id, SPEC.eos_token_id, SPEC.pad_token_id}
+    text = "".join(tokens[t] for t in ids[1:] if t not in specials and not tokens[t].startswith("<"))
+    return ids[1:], text, float(np.mean(probs))
+
+
+def _repository(target: Path) -> Path:
+    """The three real models, and the FAKE decoder with a BLS model of its own over it."""
+    for name in (ENCODER, DECODER, BLS):
+        shutil.copytree(MODELS / name, target / name)
+    shutil.copytree(FAKES / FAKE_DECODER, target / FAKE_DECODER)
+    shutil.copy(MODELS / DECODER / "1" / VOCAB_FILE, target / FAKE_DECODER / "1" / VOCAB_FILE)
+    shutil.copytree(MODELS / BLS, target / FAKE_BLS)
+    config = (target / FAKE_BLS / "config.pbtxt").read_text()
+    config = config.replace(f'name: "{BLS}"', f'name: "{FAKE_BLS}"')
+    config = config.replace(f'string_value: "{DECODER}"', f'string_value: "{FAKE_DECODER}"')
+    (target / FAKE_BLS / "config.pbtxt").write_text(config)
+    return target
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[grpcclient.InferenceServerClient]:
+    repository = _repository(tmp_path_factory.mktemp("seq2seq") / "models")
+    with LocalTriton(model_repository=repository) as triton:
+        yield grpcclient.InferenceServerClient(triton.grpc_url)
+
+
+def recognise(
+    client: grpcclient.InferenceServerClient,
+    strips: list[np.ndarray],
+    model: str = BLS,
+    widths: np.ndarray | None = None,
+    max_length: int | None = None,
+) -> tuple[list[str], np.ndarray]:
+    images, own = padded_batch(strips)
+    tensors = {"IMAGES": images, "WIDTHS": own if widths is None else widths}
+    if max_length is not None:
+        tensors["MAX_LENGTH"] = np.array([max_length], np.int32)
+    inputs = []
+    for name, value in tensors.items():
+        tensor = grpcclient.InferInput(name, list(value.shape), "UINT8" if name == "IMAGES" else "INT32")
+        tensor.set_data_from_numpy(value)
+        inputs.append(tensor)
+    result = client.infer(model, inputs)
+    return [t.decode() for t in result.as_numpy("TEXTS")], result.as_numpy("SCORES")
+
+
+def _assert_matches_reference(
+    texts: list[str], scores: np.ndarray, strips: list[np.ndarray], limit: int
+) -> None:
+    for text, score, strip in zip(texts, scores, strips, strict=True):
+        _, expected, mean = reference(strip, limit)
+        assert text == expected
+        assert score == pytest.approx(mean, abs=1e-4)
+
+
+def test_the_bls_loop_decodes_exactly_as_plain_greedy_decoding(
+    client: grpcclient.InferenceServerClient,
+) -> None:
+    strips = [_strip(text) for text in RIMS] + [np.full((48, 200, 3), 255, np.uint8)]
+    lengths = {len(reference(strip)[0]) for strip in strips}
+    assert len(lengths) > 1, "the batch should hold sequences that end at different steps"
+    texts, scores = recognise(client, strips)
+    _assert_matches_reference(texts, scores, strips, SPEC.max_length)
+
+
+def test_an_empty_row_reads_as_nothing_and_the_others_as_alone(
+    client: grpcclient.InferenceServerClient,
+) -> None:
+    strips = [_strip(RIMS[0]), _strip(RIMS[2]), _strip(RIMS[1])]
+    widths = np.array([strips[0].shape[1], 0, strips[2].shape[1]], np.int32)
+    texts, scores = recognise(client, strips, widths=widths)
+    assert (texts[1], float(scores[1])) == ("", 0.0)
+    _assert_matches_reference([texts[0], texts[2]], scores[[0, 2]], [strips[0], strips[2]], SPEC.max_length)
+
+
+def test_an_empty_batch_answers_empty(client: grpcclient.InferenceServerClient) -> None:
+    texts, scores = recognise(client, [])
+    assert texts == [] and scores.shape == (0,)
+
+
+def test_the_maximum_length_cuts_every_row(client: grpcclient.InferenceServerClient) -> None:
+    strips = [_strip(text) for text in RIMS]
+    assert any(len(reference(strip)[0]) > 2 for strip in strips)
+    texts, scores = recognise(client, strips, max_length=2)
+    _assert_matches_reference(texts, scores, strips, 2)
+    assert all(len(text) <= 2 for text in texts)
+
+
+def test_a_decoder_failing_mid_loop_fails_only_its_request(client: grpcclient.InferenceServerClient) -> None:
+    batches = [[_strip(RIMS[0])], [_strip(t) for t in RIMS[:3]], [_strip(RIMS[2]), _strip(RIMS[3])]]
+    assert any(len(reference(strip)[0]) >= 3 for strip in batches[1]), "the fault comes at the third token"
+    with ThreadPoolExecutor(len(batches)) as pool:
+        futures = [pool.submit(recognise, client, batch, FAKE_BLS) for batch in batches]
+        with pytest.raises(
+            InferenceServerException, match="seal_seq2seq_decoder_with_fake_fault is unavailable"
+        ):
+            futures[1].result()
+        answered = [futures[0].result(), futures[2].result()]
+    for (texts, scores), batch in zip(answered, [batches[0], batches[2]], strict=True):
+        _assert_matches_reference(texts, scores, batch, SPEC.max_length)
+
+
+def test_widths_that_do_not_fit_are_a_bad_request(client: grpcclient.InferenceServerClient) -> None:
+    strips = [_strip(RIMS[0]), _strip(RIMS[1])]
+    with pytest.raises(InferenceServerException, match="WIDTHS must give one width"):
+        recognise(client, strips, widths=np.array([5000, 10], np.int32))
+    assert recognise(client, strips[:1])[0] == [reference(strips[0])[1]]  # and it still answers

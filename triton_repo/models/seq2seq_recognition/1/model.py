@@ -1,0 +1,82 @@
+"""seq2seq_recognition (BLS): strips -> texts, by an ONNX encoder once and an ONNX decoder per token.
+
+A thin adapter over `imgproc.text.seq2seq` (input, greedy loop, tokens to text). The
+encoder's `last_hidden_state` stays a `pb_utils.Tensor` where the encoder left it (on the GPU
+when it runs there) and goes into every decoder call by DLPack; only the decoder's logits come
+to the CPU, where the next token is chosen. The requests of a batch decode concurrently
+(`async_exec`), each in its own loop, so one that fails (its decoder call answers an error)
+fails only itself.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import triton_python_backend_utils as pb_utils
+from imgproc.text.seq2seq import (
+    VOCAB_FILE,
+    Generated,
+    Seq2SeqSpec,
+    Vocabulary,
+    fit_strip,
+    greedy,
+    pixel_values,
+    row_score,
+    text_of,
+    unpadded,
+)
+from pymodel import (
+    AsyncPerRequestModel,
+    call_model_tensor,
+    input_array,
+    model_config,
+    optional_input,
+    response,
+    strings,
+)
+
+ENCODER_INPUT, ENCODER_OUTPUT = "pixel_values", "last_hidden_state"
+DECODER_IDS, DECODER_STATES, DECODER_OUTPUT = "input_ids", "encoder_hidden_states", "logits"
+
+
+class TritonPythonModel(AsyncPerRequestModel):
+    """Greedy encoder-decoder recognition over two Triton models, one loop per request."""
+
+    def initialize(self, args: dict[str, str]) -> None:
+        parameters = {k: str(v["string_value"]) for k, v in model_config(args).get("parameters", {}).items()}
+        self._spec = Seq2SeqSpec.from_parameters(parameters)
+        self._encoder, self._decoder = parameters["encoder_model"], parameters["decoder_model"]
+        decoder_version = Path(args["model_repository"]).parent / self._decoder / "1"
+        self._vocabulary = Vocabulary.load(decoder_version / VOCAB_FILE, self._spec)
+
+    async def respond(self, request: Any) -> Any:
+        rows = unpadded(input_array(request, "IMAGES"), optional_input(request, "WIDTHS"))
+        limit = optional_input(request, "MAX_LENGTH")
+        live = [i for i, row in enumerate(rows) if row.size]  # a row of width 0 has nothing to read
+        generated = await self._generate(
+            [rows[i] for i in live], None if limit is None else int(limit.ravel()[0])
+        )
+        texts, scores = [""] * len(rows), [0.0] * len(rows)
+        for i, row in zip(live, generated, strict=True):
+            texts[i], scores[i] = text_of(self._vocabulary, row), row_score(row)
+        return response(TEXTS=strings(texts), SCORES=np.array(scores, np.float32))
+
+    async def _generate(self, rows: list[np.ndarray], max_length: int | None) -> list[Generated]:
+        if not rows:
+            return []
+        pixels = pixel_values(np.stack([fit_strip(row, self._spec) for row in rows]), self._spec)
+        states = await call_model_tensor(
+            self._encoder, [pb_utils.Tensor(ENCODER_INPUT, pixels)], ENCODER_OUTPUT
+        )
+
+        async def decode(ids: np.ndarray) -> np.ndarray:
+            inputs = [
+                pb_utils.Tensor(DECODER_IDS, ids),
+                pb_utils.Tensor.from_dlpack(DECODER_STATES, states.to_dlpack()),
+            ]
+            logits = await call_model_tensor(self._decoder, inputs, DECODER_OUTPUT, on_cpu=True)
+            return np.asarray(logits.as_numpy()[:, -1])
+
+        return await greedy(decode, len(rows), self._spec, max_length)

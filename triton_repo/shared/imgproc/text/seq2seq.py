@@ -1,0 +1,225 @@
+"""Encoder-decoder (TrOCR-style) line recognition as pure functions: input, greedy loop, text.
+
+The model is two ONNX graphs in the layout `optimum` exports a `VisionEncoderDecoderModel`
+to: the encoder takes `pixel_values` float32[N, 3, H, W] and gives `last_hidden_state`
+[N, S, D]; the decoder takes `input_ids` int64[N, T] and `encoder_hidden_states` and gives
+`logits` [N, T, V]. Greedy decoding starts every row with the decoder start token, appends
+the most probable next token until the row says end-of-sequence or `max_length` tokens have
+been generated, and stops when every row has ended. A row that has ended is fed padding:
+the decoder is causal and rows do not mix, so padding changes no other row's output.
+
+Everything a checkpoint differs by (input size, normalisation, special tokens, vocabulary)
+is a `Seq2SeqSpec` parameter or the `vocab.json` beside the served model, never code: the
+small model trained here (training/seal_seq2seq) and a TrOCR exported by optimum go through
+the same functions with different parameters.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from functools import cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from imgproc.imaging import ImageError
+
+from .recognition import Decoded
+
+WHITE = 255
+VOCAB_FILE = "vocab.json"
+# Byte-level BPE vocabularies (GPT-2, RoBERTa: TrOCR's English checkpoints) write a space as
+# this mark; SentencePiece ones write it as the second.
+BYTE_LEVEL_SPACE, SENTENCEPIECE_SPACE = "\u0120", "\u2581"
+
+Decode = Callable[[np.ndarray], Awaitable[np.ndarray]]
+
+
+@dataclass(frozen=True)
+class Seq2SeqSpec:
+    """How a checkpoint wants its input and its tokens (config.pbtxt parameters of the same names)."""
+
+    height: int = 32
+    width: int = 256
+    keep_aspect: bool = True  # resize to `height` and pad white to `width`; else stretch (TrOCR)
+    mean: float = 0.5  # pixel_values = (x / 255 - mean) / std, in RGB order
+    std: float = 0.5
+    decoder_start_token_id: int = 1
+    eos_token_id: int = 2
+    pad_token_id: int = 0
+    max_length: int = 32  # generated tokens per row, end-of-sequence included
+
+    @classmethod
+    def from_parameters(cls, parameters: Mapping[str, str]) -> Seq2SeqSpec:
+        """The spec with every field named in `parameters` set from its text; raises ValueError."""
+        values: dict[str, object] = {}
+        for field in fields(cls):
+            if field.name in parameters:
+                text = parameters[field.name]
+                values[field.name] = (
+                    text.lower() == "true" if field.type == "bool" else _number(field.type, text)
+                )
+        return cls(**values)  # type: ignore[arg-type]
+
+
+def _number(kind: object, text: str) -> float | int:
+    return float(text) if kind == "float" else int(text)
+
+
+def fit_strip(image: np.ndarray, spec: Seq2SeqSpec) -> np.ndarray:
+    """uint8[H, W, 3] BGR line image -> uint8[spec.height, spec.width, 3]: scaled to the height
+    keeping its aspect (squeezed when wider than `width`), padded white on the right; or
+    stretched to the size when the checkpoint does not keep the aspect."""
+    if not spec.keep_aspect:
+        return cv2.resize(image, (spec.width, spec.height), interpolation=cv2.INTER_AREA)
+    width = min(spec.width, max(1, round(image.shape[1] * spec.height / max(1, image.shape[0]))))
+    fitted = np.full((spec.height, spec.width, 3), WHITE, np.uint8)
+    fitted[:, :width] = cv2.resize(image, (width, spec.height), interpolation=cv2.INTER_AREA)
+    return fitted
+
+
+def pixel_values(fitted: np.ndarray, spec: Seq2SeqSpec) -> np.ndarray:
+    """uint8[N, H, W, 3] BGR fitted strips -> the encoder's float32[N, 3, H, W], RGB, normalised."""
+    rgb = fitted[..., ::-1].astype(np.float32) / np.float32(WHITE)
+    return np.ascontiguousarray(((rgb - np.float32(spec.mean)) / np.float32(spec.std)).transpose(0, 3, 1, 2))
+
+
+def unpadded(images: np.ndarray, widths: np.ndarray | None) -> list[np.ndarray]:
+    """The rows of a white-padded uint8[N, H, W, 3] batch, each cut to its own width; raises
+    ImageError when the widths are not one per row, each within the batch's width."""
+    if widths is None:
+        return list(images)
+    widths = widths.ravel()
+    if len(widths) != len(images) or (
+        len(widths) and not 0 <= widths.min() <= widths.max() <= images.shape[2]
+    ):
+        raise ImageError(
+            f"WIDTHS must give one width in 0..{images.shape[2]} per image, got {widths.tolist()}"
+        )
+    return [image[:, : int(width)] for image, width in zip(images, widths, strict=True)]
+
+
+def padded_batch(images: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """BGR line images -> (uint8[N, H, W, 3] padded white right and below, int32[N] widths)."""
+    height = max((image.shape[0] for image in images), default=1)
+    width = max((image.shape[1] for image in images), default=1)
+    batch = np.full((len(images), height, width, 3), WHITE, np.uint8)
+    for row, image in enumerate(images):
+        batch[row, : image.shape[0], : image.shape[1]] = image
+    return batch, np.array([image.shape[1] for image in images], np.int32)
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return shifted / shifted.sum(axis=1, keepdims=True)
+
+
+@dataclass(frozen=True)
+class Generated:
+    """One row's generated token ids (end-of-sequence included when it came) and the
+    probability of each."""
+
+    tokens: tuple[int, ...]
+    probs: tuple[float, ...]
+
+
+async def greedy(
+    decode: Decode, rows: int, spec: Seq2SeqSpec, max_length: int | None = None
+) -> list[Generated]:
+    """Greedy decoding of `rows` sequences; `decode(input_ids)` gives the decoder's logits of
+    the last position, float32[rows, V]. Stops at `max_length` (default the spec's) generated
+    tokens, or sooner when every row has ended."""
+    limit = spec.max_length if max_length is None else min(max_length, spec.max_length)
+    ids = np.full((rows, 1), spec.decoder_start_token_id, np.int64)
+    done = np.zeros(rows, bool)
+    tokens: list[list[int]] = [[] for _ in range(rows)]
+    probs: list[list[float]] = [[] for _ in range(rows)]
+    for _ in range(limit if rows else 0):
+        logits = np.asarray(await decode(ids), np.float32)
+        best = np.where(done, spec.pad_token_id, logits.argmax(axis=1))
+        chances = _softmax(logits)
+        for row in np.nonzero(~done)[0]:
+            tokens[row].append(int(best[row]))
+            probs[row].append(float(chances[row, best[row]]))
+        done |= best == spec.eos_token_id
+        ids = np.concatenate([ids, best[:, None].astype(np.int64)], axis=1)
+        if done.all():
+            break
+    return [Generated(tuple(t), tuple(p)) for t, p in zip(tokens, probs, strict=True)]
+
+
+def _byte_decoder() -> dict[str, int]:
+    """GPT-2's byte-level BPE alphabet, character -> byte (the inverse of `bytes_to_unicode`)."""
+    printable = [
+        *range(ord("!"), ord("~") + 1),
+        *range(ord("¡"), ord("¬") + 1),
+        *range(ord("®"), ord("ÿ") + 1),
+    ]
+    codes, extra = list(printable), 0
+    for byte in range(256):
+        if byte not in printable:
+            printable.append(byte)
+            codes.append(256 + extra)
+            extra += 1
+    return {chr(code): byte for byte, code in zip(printable, codes, strict=True)}
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """Token ids -> text, from a tokenizer's `vocab.json` ({token: id}); special tokens dropped."""
+
+    tokens: tuple[str, ...]
+    special: frozenset[int]
+    byte_level: bool
+
+    @classmethod
+    def load(cls, path: Path, spec: Seq2SeqSpec) -> Vocabulary:
+        """Read `vocab.json`; raises OSError or ValueError for a missing or malformed file."""
+        table: dict[str, int] = json.loads(path.read_text(encoding="utf-8"))
+        tokens = [""] * (max(table.values()) + 1)
+        for token, index in table.items():
+            tokens[index] = token
+        special = {spec.decoder_start_token_id, spec.eos_token_id, spec.pad_token_id}
+        special |= {index for token, index in table.items() if token.startswith("<") and token.endswith(">")}
+        return cls(
+            tuple(tokens), frozenset(special), any(token.startswith(BYTE_LEVEL_SPACE) for token in table)
+        )
+
+    def pieces(self, generated: Generated) -> list[str]:
+        """The row's text pieces: its tokens, special ones dropped."""
+        return [
+            self.tokens[t] if t < len(self.tokens) else "" for t in generated.tokens if t not in self.special
+        ]
+
+    def text(self, pieces: Sequence[str]) -> str:
+        """The pieces joined into text (byte-level BPE decoded, SentencePiece spaces restored)."""
+        joined = "".join(pieces)
+        if self.byte_level:
+            decoder = _cached_byte_decoder()
+            return bytes(decoder.get(c, ord("?")) for c in joined).decode("utf-8", errors="replace").strip()
+        return joined.replace(SENTENCEPIECE_SPACE, " ").strip()
+
+
+@cache
+def _cached_byte_decoder() -> dict[str, int]:
+    return _byte_decoder()
+
+
+def text_of(vocabulary: Vocabulary, generated: Generated) -> str:
+    """A row's text."""
+    return vocabulary.text(vocabulary.pieces(generated))
+
+
+def row_score(generated: Generated) -> float:
+    """A row's confidence: the mean probability of its generated tokens (its end included,
+    so a row that never ended, or ended unsure, counts that), 0 for none."""
+    return float(np.mean(generated.probs)) if generated.probs else 0.0
+
+
+def as_decoded(text: str, score: float) -> Decoded:
+    """A recognised line in the CTC recognisers' terms: every character carries the line's
+    score (a decoder's tokens need not be characters), and no steps (no column positions)."""
+    return Decoded(tuple(text), (score,) * len(text))
