@@ -20,7 +20,7 @@ from imgproc.text.seq2seq import (
     Vocabulary,
     as_decoded,
     fit_strip,
-    greedy,
+    generate,
     pixel_values,
     row_score,
     text_of,
@@ -67,10 +67,11 @@ class OnnxSeq2Seq:
             return []
         fitted = np.stack([fit_strip(three_channels(image), self.spec) for image in images])
         states = self.encoder.run(None, {"pixel_values": pixel_values(fitted, self.spec)})[0]
+        states = np.repeat(states, max(1, self.spec.num_beams), axis=0)  # each beam its rows
 
         async def decode(ids: np.ndarray) -> np.ndarray:
             logits = self.decoder.run(None, {"input_ids": ids, "encoder_hidden_states": states})[0]
             return np.asarray(logits[:, -1])
 
-        rows = await greedy(decode, len(images), self.spec)
+        rows = await generate(decode, len(images), self.spec)
         return [as_decoded(text_of(self.vocabulary, row), row_score(row)) for row in rows]

@@ -10,10 +10,12 @@ over it), so it starts in seconds.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -21,7 +23,15 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 import tritonclient.grpc as grpcclient
-from imgproc.text.seq2seq import VOCAB_FILE, Seq2SeqSpec, fit_strip, padded_batch, pixel_values
+from imgproc.text.seq2seq import (
+    VOCAB_FILE,
+    Seq2SeqSpec,
+    beam_search,
+    fit_strip,
+    padded_batch,
+    pixel_values,
+    row_score,
+)
 from PIL import Image, ImageDraw
 from tritonclient.utils import InferenceServerException
 
@@ -34,6 +44,7 @@ FAKES = Path(__file__).resolve().parents[1] / "support" / "triton_models"
 ENCODER, DECODER, BLS = "seal_seq2seq_encoder", "seal_seq2seq_decoder", "seq2seq_recognition"
 FAKE_DECODER = "seal_seq2seq_decoder_with_fake_fault"
 FAKE_BLS = "seq2seq_recognition_with_fake_fault"
+BEAM_BLS, BEAMS = "seq2seq_recognition_beam", 3  # the same BLS model with num_beams set
 SPEC = Seq2SeqSpec()  # the served config sets no spec parameter: the defaults are the model's
 RIMS = ("上海星辰科技有限公司", "北京", "全国统一发票监制章", "深圳市宏图文化传媒有限公司合同专用章")
 
@@ -56,7 +67,7 @@ def _sessions() -> tuple[ort.InferenceSession, ort.InferenceSession, list[str]]:
 
 def reference(strip: np.ndarray, limit: int = SPEC.max_length) -> tuple[list[int], str, float]:
     """Plain greedy decoding of one strip: (tokens, text, mean token probability)."""
-    encoder, decoder, tokens = _sessions()
+    encoder, decoder, _ = _sessions()
     states = encoder.run(None, {"pixel_values": pixel_values(fit_strip(strip, SPEC)[None], SPEC)})[0]
     ids, probs = [SPEC.decoder_start_token_id], []
     while len(ids) - 1 < limit:
@@ -67,9 +78,7 @@ def reference(strip: np.ndarray, limit: int = SPEC.max_length) -> tuple[list[int
         probs.append(float(chances[ids[-1]]))
         if ids[-1] == SPEC.eos_token_id:
             break
-    specials = {SPEC.decoder_start_token_id, SPEC.eos_token_id, SPEC.pad_token_id}
-    text = "".join(tokens[t] for t in ids[1:] if t not in specials and not tokens[t].startswith("<"))
-    return ids[1:], text, float(np.mean(probs))
+    return ids[1:], _text(ids[1:]), float(np.mean(probs))
 
 
 def _repository(target: Path) -> Path:
@@ -83,6 +92,10 @@ def _repository(target: Path) -> Path:
     config = config.replace(f'name: "{BLS}"', f'name: "{FAKE_BLS}"')
     config = config.replace(f'string_value: "{DECODER}"', f'string_value: "{FAKE_DECODER}"')
     (target / FAKE_BLS / "config.pbtxt").write_text(config)
+    shutil.copytree(MODELS / BLS, target / BEAM_BLS)
+    config = (target / BEAM_BLS / "config.pbtxt").read_text().replace(f'name: "{BLS}"', f'name: "{BEAM_BLS}"')
+    beams = f'parameters {{ key: "num_beams" value: {{ string_value: "{BEAMS}" }} }}\n'
+    (target / BEAM_BLS / "config.pbtxt").write_text(config + beams)
     return target
 
 
@@ -174,3 +187,35 @@ def test_widths_that_do_not_fit_are_a_bad_request(client: grpcclient.InferenceSe
     with pytest.raises(InferenceServerException, match="WIDTHS must give one width"):
         recognise(client, strips, widths=np.array([5000, 10], np.int32))
     assert recognise(client, strips[:1])[0] == [reference(strips[0])[1]]  # and it still answers
+
+
+def _text(ids: Sequence[int]) -> str:
+    """What a token sequence says, in the committed vocabulary (special tokens left out)."""
+    tokens = _sessions()[2]
+    specials = {SPEC.decoder_start_token_id, SPEC.eos_token_id, SPEC.pad_token_id}
+    return "".join(tokens[t] for t in ids if t not in specials and not tokens[t].startswith("<"))
+
+
+def beam_reference(strip: np.ndarray) -> tuple[str, float]:
+    """`imgproc.text.seq2seq.beam_search` over plain ONNX Runtime sessions of the same models,
+    one strip alone: (text, mean token probability)."""
+    encoder, decoder, _ = _sessions()
+    states = encoder.run(None, {"pixel_values": pixel_values(fit_strip(strip, SPEC)[None], SPEC)})[0]
+
+    async def decode(ids: np.ndarray) -> np.ndarray:
+        inputs = {"input_ids": ids, "encoder_hidden_states": np.repeat(states, len(ids), axis=0)}
+        return np.asarray(decoder.run(None, inputs)[0][:, -1])
+
+    row = asyncio.run(beam_search(decode, 1, replace(SPEC, num_beams=BEAMS)))[0]
+    return _text(row.tokens), row_score(row)
+
+
+def test_the_bls_beam_search_decodes_as_the_reference_beam_search_batched(
+    client: grpcclient.InferenceServerClient,
+) -> None:
+    strips = [_strip(text) for text in RIMS]
+    texts, scores = recognise(client, strips, BEAM_BLS)
+    expected = [beam_reference(strip) for strip in strips]
+    assert texts == [text for text, _ in expected]
+    assert list(scores) == [pytest.approx(score, abs=1e-4) for _, score in expected]
+    print(f"beam {BEAMS}: {texts}; greedy: {[reference(strip)[1] for strip in strips]}")  # noqa: T201

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,9 @@ from imgproc.text.seq2seq import (
     Seq2SeqSpec,
     Vocabulary,
     as_decoded,
+    beam_search,
     fit_strip,
+    generate,
     greedy,
     padded_batch,
     pixel_values,
@@ -67,6 +70,61 @@ def test_the_maximum_length_cuts_a_row_that_never_ends() -> None:
 def test_no_rows_call_no_decoder() -> None:
     decoder = FakeScriptedDecoder([])
     assert asyncio.run(greedy(decoder, 0, SPEC)) == [] and decoder.calls == []
+
+
+class FakeTreeDecoder:
+    """Next-token probabilities looked up by the tokens so far (`tree`: prefix -> {token:
+    prob}); a prefix it does not know ends at once. Records how many sequences each call had."""
+
+    def __init__(self, tree: dict[tuple[int, ...], dict[int, float]]) -> None:
+        self.tree = tree
+        self.batch_sizes: list[int] = []
+
+    async def __call__(self, ids: np.ndarray) -> np.ndarray:
+        self.batch_sizes.append(len(ids))
+        logits = np.full((len(ids), VOCAB), -30.0, np.float32)
+        for row, sequence in enumerate(ids.tolist()):
+            prefix = tuple(t for t in sequence[1:] if t != SPEC.pad_token_id)
+            for token, prob in self.tree.get(prefix, {SPEC.eos_token_id: 1.0}).items():
+                logits[row, token] = np.log(prob)
+        return logits
+
+
+# Greedy takes 5 (0.6), then the best of a flat spread (7, 0.34), then the end: 0.204 in all.
+# The beam finds 6 (0.4) and its end (0.99): 0.396. (Each node's probabilities sum to 1.)
+TRAP = {(): {5: 0.6, 6: 0.4}, (5,): {7: 0.34, 8: 0.33, 9: 0.33}, (6,): {2: 0.99, 3: 0.01}}
+
+
+def test_beam_search_finds_the_sequence_greedy_decoding_misses() -> None:
+    greedy_rows = asyncio.run(greedy(FakeTreeDecoder(TRAP), 1, SPEC))
+    decoder = FakeTreeDecoder(TRAP)
+    beam_rows = asyncio.run(generate(decoder, 1, replace(SPEC, num_beams=2)))
+    assert greedy_rows[0].tokens == (5, 7, 2)
+    assert beam_rows[0].tokens == (6, 2) and beam_rows[0].probs == pytest.approx((0.4, 0.99), abs=1e-4)
+    assert set(decoder.batch_sizes) == {2}  # every call: one row, two beams
+
+
+def test_one_beam_is_greedy_decoding_token_for_token() -> None:
+    rng = np.random.default_rng(7)
+    table = rng.normal(size=(VOCAB**3, VOCAB)).astype(np.float32)
+
+    async def fake_random_decoder(ids: np.ndarray) -> np.ndarray:
+        keys = [hash(tuple(row)) % len(table) for row in ids.tolist()]
+        return table[keys]
+
+    expected = asyncio.run(greedy(fake_random_decoder, 3, SPEC))
+    found = asyncio.run(beam_search(fake_random_decoder, 3, replace(SPEC, num_beams=1)))
+    assert [row.tokens for row in found] == [row.tokens for row in expected]
+    assert [row.probs for row in found] == [pytest.approx(row.probs, abs=1e-6) for row in expected]
+
+
+def test_beam_search_rows_end_on_their_own_and_at_the_maximum_length() -> None:
+    tree = {(): {5: 1.0}, (5,): {2: 1.0}}
+    endless = {(): {5: 0.5, 6: 0.5}, (5,): {5: 0.5, 6: 0.5}, (6,): {5: 0.5, 6: 0.5}}
+    spec = replace(SPEC, num_beams=3)
+    assert asyncio.run(beam_search(FakeTreeDecoder(tree), 2, spec))[1].tokens == (5, 2)
+    assert len(asyncio.run(beam_search(FakeTreeDecoder(endless), 1, spec, max_length=4))[0].tokens) <= 4
+    assert asyncio.run(beam_search(FakeTreeDecoder(tree), 0, spec)) == []
 
 
 def _vocabulary(tmp_path: Path, tokens: list[str]) -> Vocabulary:

@@ -1,6 +1,8 @@
 """seq2seq_recognition (BLS): strips -> texts, by an ONNX encoder once and an ONNX decoder per token.
 
-A thin adapter over `imgproc.text.seq2seq` (input, greedy loop, tokens to text). The
+A thin adapter over `imgproc.text.seq2seq` (input, greedy loop or beam search, tokens to
+text). With `num_beams` above 1 the encoder reads each strip once per beam, so that every
+hypothesis has its own rows of states without them leaving the device. The
 encoder's `last_hidden_state` stays a `pb_utils.Tensor` where the encoder left it (on the GPU
 when it runs there) and goes into every decoder call by DLPack; only the decoder's logits come
 to the CPU, where the next token is chosen. The requests of a batch decode concurrently
@@ -21,7 +23,7 @@ from imgproc.text.seq2seq import (
     Seq2SeqSpec,
     Vocabulary,
     fit_strip,
-    greedy,
+    generate,
     pixel_values,
     row_score,
     text_of,
@@ -67,6 +69,8 @@ class TritonPythonModel(AsyncPerRequestModel):
         if not rows:
             return []
         pixels = pixel_values(np.stack([fit_strip(row, self._spec) for row in rows]), self._spec)
+        if self._spec.num_beams > 1:  # each beam its own copy of the strip's states, where they are
+            pixels = np.repeat(pixels, self._spec.num_beams, axis=0)
         states = await call_model_tensor(
             self._encoder, [pb_utils.Tensor(ENCODER_INPUT, pixels)], ENCODER_OUTPUT
         )
@@ -79,4 +83,4 @@ class TritonPythonModel(AsyncPerRequestModel):
             logits = await call_model_tensor(self._decoder, inputs, DECODER_OUTPUT, on_cpu=True)
             return np.asarray(logits.as_numpy()[:, -1])
 
-        return await greedy(decode, len(rows), self._spec, max_length)
+        return await generate(decode, len(rows), self._spec, max_length)

@@ -51,6 +51,7 @@ class Seq2SeqSpec:
     eos_token_id: int = 2
     pad_token_id: int = 0
     max_length: int = 32  # generated tokens per row, end-of-sequence included
+    num_beams: int = 1  # 1: greedy; more: beam search keeping this many sequences per row
 
     @classmethod
     def from_parameters(cls, parameters: Mapping[str, str]) -> Seq2SeqSpec:
@@ -149,6 +150,88 @@ async def greedy(
         if done.all():
             break
     return [Generated(tuple(t), tuple(p)) for t, p in zip(tokens, probs, strict=True)]
+
+
+def _log_softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+
+
+@dataclass
+class _Beam:
+    """One hypothesis of a row: its tokens, their probabilities, its summed log probability."""
+
+    tokens: list[int]
+    probs: list[float]
+    score: float
+    ended: bool = False
+
+    def ranking(self) -> float:
+        """Summed log probability per token (length-normalised, as transformers' beam search
+        with its default length penalty of 1), so short hypotheses are not favoured."""
+        return self.score / max(1, len(self.tokens))
+
+
+def _extended(beams: list[_Beam], log_probs: np.ndarray, width: int, spec: Seq2SeqSpec) -> list[_Beam]:
+    """The `width` best one-token extensions of a row's beams (an ended beam stays as it is,
+    competing with its score), best first; `log_probs` is float[len(beams), V]."""
+    candidates: list[tuple[float, int, int]] = []
+    for b, beam in enumerate(beams):
+        if beam.ended:
+            candidates.append((beam.score, b, -1))
+            continue
+        for token in np.argsort(-log_probs[b], kind="stable")[:width]:
+            candidates.append((beam.score + float(log_probs[b, token]), b, int(token)))
+    candidates.sort(key=lambda c: -c[0])  # stable: the earlier beam and lower token win ties
+    chosen = []
+    for score, b, token in candidates[:width]:
+        parent = beams[b]
+        if token < 0:
+            chosen.append(parent)
+        else:
+            prob = float(np.exp(log_probs[b, token]))
+            chosen.append(
+                _Beam([*parent.tokens, token], [*parent.probs, prob], score, token == spec.eos_token_id)
+            )
+    return chosen
+
+
+async def beam_search(
+    decode: Decode, rows: int, spec: Seq2SeqSpec, max_length: int | None = None
+) -> list[Generated]:
+    """Beam search of `rows` sequences, `spec.num_beams` hypotheses each: `decode(input_ids)`
+    gets rows * num_beams sequences (row r's beams at r * num_beams ...) and gives the logits
+    of their last position. The loop stops at `max_length` tokens or when every row's beams
+    have ended; each row answers its best hypothesis (`_Beam.ranking`). With one beam it is
+    greedy decoding, token for token."""
+    width = max(1, spec.num_beams)
+    limit = spec.max_length if max_length is None else min(max_length, spec.max_length)
+    beams = [[_Beam([], [], 0.0)] for _ in range(rows)]
+    for _ in range(limit if rows else 0):
+        ids = np.full((rows * width, 1 + max(len(b.tokens) for row in beams for b in row)), spec.pad_token_id)
+        ids[:, 0] = spec.decoder_start_token_id
+        for r, row in enumerate(beams):
+            for b, beam in enumerate(row):
+                ids[r * width + b, 1 : 1 + len(beam.tokens)] = beam.tokens
+        log_probs = _log_softmax(np.asarray(await decode(ids.astype(np.int64)), np.float64))
+        beams = [
+            _extended(row, log_probs[r * width : r * width + len(row)], width, spec)
+            for r, row in enumerate(beams)
+        ]
+        if all(beam.ended for row in beams for beam in row):
+            break
+    best = [max(row, key=_Beam.ranking) if width > 1 else row[0] for row in beams]
+    return [Generated(tuple(beam.tokens), tuple(beam.probs)) for beam in best]
+
+
+async def generate(
+    decode: Decode, rows: int, spec: Seq2SeqSpec, max_length: int | None = None
+) -> list[Generated]:
+    """Greedy decoding, or beam search where the spec asks for more than one beam (`decode`
+    then gets `spec.num_beams` sequences per row: see `beam_search`)."""
+    if spec.num_beams > 1:
+        return await beam_search(decode, rows, spec, max_length)
+    return await greedy(decode, rows, spec, max_length)
 
 
 def _byte_decoder() -> dict[str, int]:
