@@ -3,7 +3,10 @@
 The reference is greedy decoding written out here with ONNX Runtime, one strip at a time, over
 the same committed encoder_model.onnx and decoder_model.onnx the server runs: the BLS loop
 (batched, through Triton, the encoder's states passed by DLPack) must produce the same tokens,
-which shows in the same texts and the same scores. The server loads only these models (and,
+which shows in the same texts and the same scores; beam search likewise against the same
+search over plain ONNX Runtime. The seal model, with the encoder-decoder as its only
+recogniser, reads a page through it as the in-process harness does. The server loads only
+these models (and,
 for the fault test, a FAKE decoder that fails on purpose mid-loop, with a second BLS model
 over it), so it starts in seconds.
 """
@@ -12,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import shutil
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -23,6 +27,7 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 import tritonclient.grpc as grpcclient
+from imgproc.seal.config import DEFAULT_CONFIG, with_overrides
 from imgproc.text.seq2seq import (
     VOCAB_FILE,
     Seq2SeqSpec,
@@ -35,6 +40,8 @@ from imgproc.text.seq2seq import (
 from PIL import Image, ImageDraw
 from tritonclient.utils import InferenceServerException
 
+from evaluation.seal.dataset import generated_pages
+from evaluation.seal.inprocess import InProcessSeal
 from gateway.local_triton import TRITON_REPO, LocalTriton
 from tests.support.text_corpus import font_paths, load_font
 
@@ -219,3 +226,37 @@ def test_the_bls_beam_search_decodes_as_the_reference_beam_search_batched(
     assert texts == [text for text, _ in expected]
     assert list(scores) == [pytest.approx(score, abs=1e-4) for _, score in expected]
     print(f"beam {BEAMS}: {texts}; greedy: {[reference(strip)[1] for strip in strips]}")  # noqa: T201
+
+
+# The seal model with the encoder-decoder as its only recogniser, and what it calls.
+SEAL_MODELS = ("seal", "seal_text_detection", "text_detection", "text_direction", "text_recognition")
+SEAL_OVERRIDES = {"recognisers.first": BLS, "recognisers.others": ""}
+
+
+def _seal_repository(target: Path) -> Path:
+    """The seal model and what it calls, its recognisers replaced by `SEAL_OVERRIDES`."""
+    for name in (*SEAL_MODELS, ENCODER, DECODER, BLS):
+        shutil.copytree(MODELS / name, target / name)
+    config = (target / "seal" / "config.pbtxt").read_text()
+    for key, value in SEAL_OVERRIDES.items():
+        config = re.sub(
+            rf'parameters {{ key: "{re.escape(key)}" value: {{ string_value: "[^"]*" }} }}\n', "", config
+        )
+        config += f'parameters {{ key: "{key}" value: {{ string_value: "{value}" }} }}\n'
+    (target / "seal" / "config.pbtxt").write_text(config)
+    return target
+
+
+def test_the_seal_model_reads_rims_through_the_encoder_decoder_as_in_process(
+    tmp_path: Path,
+) -> None:
+    page = next(iter(generated_pages(20261124, 1, 0, style="plain")))
+    config = with_overrides(DEFAULT_CONFIG, SEAL_OVERRIDES)
+    expected = [reading.rim_text for reading in InProcessSeal(MODELS, config=config).readings(page.image)]
+    with LocalTriton(model_repository=_seal_repository(tmp_path / "models")) as triton:
+        client = grpcclient.InferenceServerClient(triton.grpc_url)
+        image = grpcclient.InferInput("IMAGE", [1, len(page.image)], "UINT8")
+        image.set_data_from_numpy(np.frombuffer(page.image, np.uint8)[None])
+        result = client.infer("seal", [image])
+    rims = [text.decode() for text in result.as_numpy("RIM_TEXTS")]
+    assert expected and rims == expected
