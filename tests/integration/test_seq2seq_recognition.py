@@ -6,9 +6,8 @@ the same committed encoder_model.onnx and decoder_model.onnx the server runs: th
 which shows in the same texts and the same scores; beam search likewise against the same
 search over plain ONNX Runtime. The seal model, with the encoder-decoder as its only
 recogniser, reads a page through it as the in-process harness does. The server loads only
-these models (and,
-for the fault test, a FAKE decoder that fails on purpose mid-loop, with a second BLS model
-over it), so it starts in seconds.
+these models (and, for the fault test, a FAKE decoder that fails on purpose mid-loop, with a
+second BLS model over it), so it starts in seconds.
 """
 
 from __future__ import annotations
