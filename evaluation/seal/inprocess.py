@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -49,7 +50,12 @@ class OnnxSealModels:
         self.rec = {
             name: (session(name), load_charset(model_repository / name / MODEL_FILE)) for name in RECOGNISERS
         }
-        self.seq2seq = OnnxSeq2Seq(model_repository, threads)
+        self._repository, self._threads = model_repository, threads
+
+    @cached_property
+    def seq2seq(self) -> OnnxSeq2Seq:
+        """The encoder-decoder recogniser, loaded only when a configuration names it."""
+        return OnnxSeq2Seq(self._repository, self._threads)
 
     async def seal_text(self, tensor: np.ndarray) -> np.ndarray:
         return run_session(self.seal_det, tensor)

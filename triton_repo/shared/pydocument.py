@@ -25,6 +25,7 @@ from pymodel import (
     call_model_outputs,
     model_config,
     parameter,
+    parameters,
     request_bytes,
     response,
 )
@@ -35,7 +36,7 @@ PAGE_INPUT = "IMAGE"
 
 def render_params(config: dict[str, Any]) -> RenderParams:
     """The config's rendering parameters (`dpi`, `max_side`, `max_pages`), defaults for the rest."""
-    values = {key: value["string_value"] for key, value in config.get("parameters", {}).items()}
+    values = parameters(config)
     defaults = RenderParams()
     return RenderParams(
         dpi=float(values.get("dpi", defaults.dpi)),

@@ -133,6 +133,11 @@ def model_config(args: dict[str, str]) -> dict[str, Any]:
     return config
 
 
+def parameters(config: dict[str, Any]) -> dict[str, str]:
+    """Every `parameters` entry of config.pbtxt, key to string value."""
+    return {key: str(value["string_value"]) for key, value in config.get("parameters", {}).items()}
+
+
 def parameter(config: dict[str, Any], key: str) -> str:
     """A `parameters` entry of config.pbtxt; raises KeyError naming the missing key."""
     try:

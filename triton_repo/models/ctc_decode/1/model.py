@@ -13,6 +13,7 @@ from pymodel import (
     parameter,
     recogniser_charset,
     response,
+    strings,
 )
 
 
@@ -28,7 +29,7 @@ class TritonPythonModel(PerRequestModel):
         boxes = input_array(request, "BOXES")
         decoded = ctc_decode(input_array(request, "PROBABILITIES")[:count], self._charset)
         scores = np.array([score for _, score in decoded], np.float64)
-        texts = np.array([text.encode() for text, _ in decoded], dtype=np.object_)
+        texts = strings([text for text, _ in decoded])
         if input_array(request, "FILTER_SCORES")[0]:
             keep = confident(scores, self._text_score)
             texts, scores, boxes = texts[keep], scores[keep], boxes[keep]

@@ -25,6 +25,7 @@ from pymodel import (
     call_model_async,
     max_pixels,
     model_config,
+    parameters,
     read_lines,
     recognise_chars,
     recognise_seq2seq,
@@ -65,8 +66,7 @@ class TritonSealModels:
 
 def seal_config(args: dict[str, str]) -> SealConfig:
     """The default configuration with config.pbtxt's dotted-name parameters applied."""
-    parameters = model_config(args).get("parameters", {})
-    overrides = {key: str(value["string_value"]) for key, value in parameters.items() if "." in key}
+    overrides = {key: value for key, value in parameters(model_config(args)).items() if "." in key}
     return with_overrides(DEFAULT_CONFIG, overrides)
 
 

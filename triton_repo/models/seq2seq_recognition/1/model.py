@@ -35,6 +35,8 @@ from pymodel import (
     input_array,
     model_config,
     optional_input,
+    parameter,
+    parameters,
     response,
     strings,
 )
@@ -47,9 +49,9 @@ class TritonPythonModel(AsyncPerRequestModel):
     """Greedy encoder-decoder recognition over two Triton models, one loop per request."""
 
     def initialize(self, args: dict[str, str]) -> None:
-        parameters = {k: str(v["string_value"]) for k, v in model_config(args).get("parameters", {}).items()}
-        self._spec = Seq2SeqSpec.from_parameters(parameters)
-        self._encoder, self._decoder = parameters["encoder_model"], parameters["decoder_model"]
+        config = model_config(args)
+        self._spec = Seq2SeqSpec.from_parameters(parameters(config))
+        self._encoder, self._decoder = parameter(config, "encoder_model"), parameter(config, "decoder_model")
         decoder_version = Path(args["model_repository"]).parent / self._decoder / "1"
         self._vocabulary = Vocabulary.load(decoder_version / VOCAB_FILE, self._spec)
 
