@@ -17,6 +17,7 @@ from imgproc.seal.repair import (
     trim_code_ends,
     trim_rim_ends,
     trim_unsure_ends,
+    without_inner_marks,
 )
 from imgproc.seal.shapes import Shape
 from imgproc.text import Decoded
@@ -229,3 +230,32 @@ def test_a_code_loses_spaces_and_the_marks_at_its_ends(line: str, code: str) -> 
 def test_sorted_lines_restore_purposes_and_clean_codes() -> None:
     inner, codes = sorted_lines([("采可专用章", 0.9), ("~1102290078766", 0.9)])
     assert (inner, codes) == ([("采购专用章", 0.9)], ["1102290078766"])
+
+
+@pytest.mark.parametrize(
+    ("read", "kept"),
+    [
+        ("武/汉立达机电有限责任公司", "武汉立达机电有限责任公司"),  # a rule across the ring read as /
+        ("青岛中联-实业有限公司", "青岛中联实业有限公司"),
+        ("中农舜耕(北京)科技有限公司", "中农舜耕(北京)科技有限公司"),  # brackets are a name's
+        ("约翰·史密斯有限公司", "约翰·史密斯有限公司"),  # as is a foreign name's dot
+        ("TCL-王牌电器有限公司", "TCL-王牌电器有限公司"),  # a mark beside Latin is not between two Chinese
+    ],
+)
+def test_without_inner_marks_drops_punctuation_between_chinese_characters(read: str, kept: str) -> None:
+    assert without_inner_marks(decoded(read, 0.9)).text == kept
+
+
+def test_without_inner_marks_keeps_steps_and_merges_the_gaps_around_a_mark() -> None:
+    line = Decoded(
+        tuple("武/汉"),
+        (0.9, 0.5, 0.8),
+        (2, 5, 8),
+        40,
+        ((("武", 0.9),), (("/", 0.5),), (("汉", 0.8),)),
+        ((), (("晨", 0.2),), (("光", 0.1),), ()),
+    )
+    dropped = without_inner_marks(line)
+    assert dropped.chars == ("武", "汉") and dropped.probs == (0.9, 0.8) and dropped.steps == (2, 8)
+    assert dropped.insertions == ((), (("晨", 0.2), ("光", 0.1)), ())
+    assert dropped.alternatives == ((("武", 0.9),), (("汉", 0.8),))

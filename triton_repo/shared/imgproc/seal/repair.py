@@ -1,7 +1,9 @@
 """Repairing a rim reading with what is known about seals, after the recognisers have read it.
 
 In order (`repair_rim`): unsure characters, digits and loose punctuation at the rim's ends
-are cut (`trim_rim_ends`: stray red marks or the bottom-arc code read along, not rim text);
+are cut (`trim_rim_ends`: stray red marks or the bottom-arc code read along, not rim text),
+and punctuation between two Chinese characters is dropped (`without_inner_marks`: a rule or a
+stroke across the ring);
 its characters are chosen among their alternatives to form dictionary words (`correct`, see
 `imgproc.text.lexicon`); a rim read from the wrong start, with its legal form in the middle
 (有限公司河南森源重工), is turned back to end with it (`started_after_legal_form`); a legal
@@ -70,6 +72,7 @@ SUPERVISION_CUES = ("值税", "税务", "监制", "专用发票", "普通发票"
 # Punctuation that never ends a rim: dashes, dots, commas, quotation marks (brackets, Ps/Pe,
 # may: "(北京)").
 LOOSE_PUNCTUATION = frozenset({"Pc", "Pd", "Po", "Pi", "Pf"})
+NAME_MARKS = frozenset("·・")  # the one mark a name holds inside: between a foreign name's parts
 
 
 @dataclass(frozen=True)
@@ -137,6 +140,39 @@ def trim_code_ends(line: Decoded) -> Decoded:
     while stop > start and _not_rim_end(line.chars[stop - 1]):
         stop -= 1
     return line.part(start, stop)
+
+
+def _is_inner_mark(chars: tuple[str, ...], i: int) -> bool:
+    return (
+        unicodedata.category(chars[i]) in LOOSE_PUNCTUATION
+        and chars[i] not in NAME_MARKS
+        and is_chinese(chars[i - 1])
+        and is_chinese(chars[i + 1])
+    )
+
+
+def without_inner_marks(line: Decoded) -> Decoded:
+    """`line` without loose punctuation between two Chinese characters (武/汉): a table rule or
+    a pen stroke across the ring read as a mark; a name holds none there (but `NAME_MARKS`).
+    What other readings saw around a dropped mark joins one gap."""
+    dropped = {i for i in range(1, len(line.chars) - 1) if _is_inner_mark(line.chars, i)}
+    if not dropped:
+        return line
+    kept = [i for i in range(len(line.chars)) if i not in dropped]
+    gaps, merged = line.gaps(), [list(line.gaps()[0])]
+    for i in range(len(line.chars)):
+        if i in dropped:
+            merged[-1] += gaps[i + 1]
+        else:
+            merged.append(list(gaps[i + 1]))
+    return Decoded(
+        tuple(line.chars[i] for i in kept),
+        tuple(line.probs[i] for i in kept),
+        tuple(line.steps[i] for i in kept) if line.steps else (),
+        line.length,
+        tuple(line.alternatives[i] for i in kept) if line.alternatives else (),
+        tuple(tuple(gap) for gap in merged) if line.insertions else (),
+    )
 
 
 def trim_rim_ends(line: Decoded, min_prob: float = DEFAULT_REPAIR.min_edge_prob) -> Decoded:
@@ -236,7 +272,7 @@ def repair_rim(line: Decoded, correct: Correct = _as_read, params: RepairParams 
     Trimming judges what is rim text by the recogniser's own confidence, the correction only
     which characters it is.
     """
-    corrected = correct(trim_rim_ends(line, params.min_edge_prob))
+    corrected = correct(without_inner_marks(trim_rim_ends(line, params.min_edge_prob)))
     text = standard_text(fix_legal_form(started_after_legal_form(corrected.text)))
     if text == corrected.text:
         return corrected
