@@ -33,8 +33,6 @@ from evaluation.seal.scoring import FoundSeal
 from evaluation.seal.seq2seq import SEQ2SEQ, OnnxSeq2Seq
 
 MODEL_REPOSITORY = Path("triton_repo/models")
-# The CTC recognisers; the encoder-decoder one (SEQ2SEQ) is read by `OnnxSeq2Seq`.
-RECOGNISERS = ("text_recognition", "text_recognition_v5", "text_recognition_v6")
 Line = tuple[str, float]
 
 
@@ -47,10 +45,15 @@ class OnnxSealModels:
 
         self.seal_det = session("seal_text_detection")
         self.det, self.cls = session("text_detection"), session("text_direction")
-        self.rec = {
-            name: (session(name), load_charset(model_repository / name / MODEL_FILE)) for name in RECOGNISERS
-        }
         self._repository, self._threads = model_repository, threads
+        self._rec: dict[str, tuple[ort.InferenceSession, tuple[str, ...]]] = {}
+
+    def _ctc_recogniser(self, name: str) -> tuple[ort.InferenceSession, tuple[str, ...]]:
+        """A CTC recogniser's session and class table, loaded when a configuration first names it."""
+        if name not in self._rec:
+            path = self._repository / name / MODEL_FILE
+            self._rec[name] = (onnx_session(path, self._threads), load_charset(path))
+        return self._rec[name]
 
     @cached_property
     def seq2seq(self) -> OnnxSeq2Seq:
@@ -63,7 +66,7 @@ class OnnxSealModels:
     async def recognise(self, model: str, images: Sequence[np.ndarray], alternatives: int) -> list[Decoded]:
         if model == SEQ2SEQ:
             return await self.seq2seq.recognise(images)
-        session, charset = self.rec[model]
+        session, charset = self._ctc_recogniser(model)
         batch = rec_preprocess([three_channels(image) for image in images])
         return ctc_decode_chars(run_session(session, batch), charset, alternatives)
 
