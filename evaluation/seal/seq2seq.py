@@ -69,8 +69,8 @@ class OnnxSeq2Seq:
         states = self.encoder.run(None, {"pixel_values": pixel_values(fitted, self.spec)})[0]
         states = np.repeat(states, max(1, self.spec.num_beams), axis=0)  # each beam its rows
 
-        async def decode(ids: np.ndarray) -> np.ndarray:
-            logits = self.decoder.run(None, {"input_ids": ids, "encoder_hidden_states": states})[0]
+        async def decode(ids: np.ndarray, _parents: np.ndarray) -> np.ndarray:
+            logits = self.decoder.run(["logits"], {"input_ids": ids, "encoder_hidden_states": states})[0]
             return np.asarray(logits[:, -1])
 
         rows = await generate(decode, len(images), self.spec)

@@ -77,7 +77,9 @@ def reference(strip: np.ndarray, limit: int = SPEC.max_length) -> tuple[list[int
     states = encoder.run(None, {"pixel_values": pixel_values(fit_strip(strip, SPEC)[None], SPEC)})[0]
     ids, probs = [SPEC.decoder_start_token_id], []
     while len(ids) - 1 < limit:
-        logits = decoder.run(None, {"input_ids": np.array([ids], np.int64), "encoder_hidden_states": states})
+        logits = decoder.run(
+            ["logits"], {"input_ids": np.array([ids], np.int64), "encoder_hidden_states": states}
+        )
         last = logits[0][0, -1].astype(np.float64)
         chances = np.exp(last - last.max()) / np.exp(last - last.max()).sum()
         ids.append(int(last.argmax()))
@@ -208,9 +210,9 @@ def beam_reference(strip: np.ndarray) -> tuple[str, float]:
     encoder, decoder, _ = _sessions()
     states = encoder.run(None, {"pixel_values": pixel_values(fit_strip(strip, SPEC)[None], SPEC)})[0]
 
-    async def decode(ids: np.ndarray) -> np.ndarray:
+    async def decode(ids: np.ndarray, _parents: np.ndarray) -> np.ndarray:
         inputs = {"input_ids": ids, "encoder_hidden_states": np.repeat(states, len(ids), axis=0)}
-        return np.asarray(decoder.run(None, inputs)[0][:, -1])
+        return np.asarray(decoder.run(["logits"], inputs)[0][:, -1])
 
     row = asyncio.run(beam_search(decode, 1, replace(SPEC, num_beams=BEAMS)))[0]
     return _text(row.tokens), row_score(row)
