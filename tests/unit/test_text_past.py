@@ -115,3 +115,12 @@ def test_only_the_self_attention_entries_are_reordered_and_only_when_rows_move()
         raise AssertionError("nothing moved, nothing to take")
 
     assert reordered(cache, np.arange(4), refuse) == cache
+
+
+def test_a_first_decoder_without_presents_is_a_clear_error() -> None:
+    async def no_presents(ids: np.ndarray) -> tuple[np.ndarray, Mapping[str, np.ndarray]]:
+        return np.zeros((len(ids), VOCAB), np.float32), {}
+
+    decode = with_past(no_presents, FakeCachedDecoder(1).later, _take)
+    with pytest.raises(ValueError, match="no present"):
+        asyncio.run(greedy(decode, 2, SPEC))

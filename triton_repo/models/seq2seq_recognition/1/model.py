@@ -58,7 +58,8 @@ DECODER_IDS, DECODER_STATES, DECODER_OUTPUT = "input_ids", "encoder_hidden_state
 
 
 class TritonPythonModel(AsyncPerRequestModel):
-    """Greedy encoder-decoder recognition over two Triton models, one loop per request."""
+    """Encoder-decoder recognition over an encoder and one or two decoder models (without and
+    with past), one loop per request."""
 
     def initialize(self, args: dict[str, str]) -> None:
         config = model_config(args)
@@ -89,7 +90,6 @@ class TritonPythonModel(AsyncPerRequestModel):
         states = await call_model_tensor(
             self._encoder, [pb_utils.Tensor(ENCODER_INPUT, pixels)], ENCODER_OUTPUT
         )
-
         decode = self._decode_with_past(states, self._with_past) if self._with_past else self._decode(states)
         return await generate(decode, len(rows), self._spec, max_length)
 

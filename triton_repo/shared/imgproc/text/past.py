@@ -62,13 +62,16 @@ def reordered(cache: Mapping[str, T], parents: np.ndarray, take: Take[T]) -> dic
 
 
 def with_past(first: FirstCall[T], later: PastCall[T], take: Take[T]) -> Decode:
-    """The `Decode` of a decoder whose past key/values stay in `cache` between calls."""
+    """The `Decode` of a decoder whose past key/values stay in `cache` between calls; it raises
+    ValueError when the first call answers no `present.*` (a decoder exported without past)."""
     cache: dict[str, T] = {}
 
     async def decode(ids: np.ndarray, parents: np.ndarray) -> np.ndarray:
         nonlocal cache
         if not cache:
             logits, presents = await first(ids)
+            if not past_of(presents):
+                raise ValueError("the first decoder call gave no present.* outputs: not a with-past export")
         else:
             cache = reordered(cache, parents, take)
             logits, presents = await later(np.ascontiguousarray(ids[:, -1:]), cache)
