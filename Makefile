@@ -11,7 +11,7 @@ HOST ?= 0.0.0.0
 PORT ?= 8080
 PYTEST_ARGS ?=
 
-.PHONY: setup serve test lint unit system-packages kubectl models reference image-tests train train-seq2seq bench clean
+.PHONY: setup serve test lint unit system-packages kubectl models reference image-tests train train-seq2seq export-seq2seq bench clean
 
 setup: $(VENV)/.installed system-packages kubectl models
 
@@ -76,13 +76,21 @@ train:
 # rim strips cut by the seal pipeline from generated pages (and the seals-dev tuning part,
 # measured only), then the training on 2 CPU cores (45 min on a busy machine) and the ONNX export.
 SEQ2SEQ_DATA := .cache/seq2seq
-train-seq2seq: setup
-	test -x .venv-train/bin/python || $(PYTHON) -m venv .venv-train
-	.venv-train/bin/python -m pip install -q -r training/seal_seq2seq/requirements.txt
+train-seq2seq: setup .venv-train/.seq2seq
 	test -f $(SEQ2SEQ_DATA)/train.npz || $(BIN)/python -m training.seal_seq2seq.strips --seed 11 --pages 900 --out $(SEQ2SEQ_DATA)/train.npz
 	test -f $(SEQ2SEQ_DATA)/val.npz || $(BIN)/python -m training.seal_seq2seq.strips --seed 12 --pages 150 --out $(SEQ2SEQ_DATA)/val.npz
 	test -f $(SEQ2SEQ_DATA)/tuning.npz || $(BIN)/python -m training.seal_seq2seq.strips --tuning --out $(SEQ2SEQ_DATA)/tuning.npz
 	.venv-train/bin/python training/seal_seq2seq/train.py
+
+# Writes the seal encoder-decoder's two decoder graphs (with and without past key/values) again
+# from the committed decoder_model.onnx's weights, without training (seal_seq2seq_decoder/MODEL_CARD.md).
+export-seq2seq: .venv-train/.seq2seq
+	.venv-train/bin/python training/seal_seq2seq/export.py --decoders-from-onnx
+
+.venv-train/.seq2seq: training/seal_seq2seq/requirements.txt
+	test -x .venv-train/bin/python || $(PYTHON) -m venv .venv-train
+	.venv-train/bin/python -m pip install -q -r training/seal_seq2seq/requirements.txt
+	touch $@
 
 bench: setup reference
 	$(BIN)/python -m bench

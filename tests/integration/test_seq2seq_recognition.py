@@ -2,19 +2,21 @@
 
 The reference is greedy decoding written out here with ONNX Runtime, one strip at a time, over
 the same committed encoder_model.onnx and decoder_model.onnx the server runs: the BLS loop
-(batched, through Triton, the encoder's states passed by DLPack) must produce the same tokens,
-which shows in the same texts and the same scores; beam search likewise against the same
-search over plain ONNX Runtime. The seal model, with the encoder-decoder as its only
-recogniser, reads a page through it as the in-process harness does. The server loads only
-these models (and, for the fault test, a FAKE decoder that fails on purpose mid-loop, with a
-second BLS model over it), so it starts in seconds.
+(batched, through Triton, the encoder's states passed by DLPack, the decoder's past key/values
+kept between steps as its config says) must produce the same tokens, which shows in the same
+texts and the same scores. With the past it must also read as without it and as a plain
+with-past reference (decoder_with_past_model.onnx fed its own presents, as optimum runs it);
+beam search likewise against the same search over plain ONNX Runtime, with and without the
+past. The seal model, with the encoder-decoder as its only recogniser, reads a page through
+it as the in-process harness does. The server loads only these models (and, for the fault
+tests, FAKE decoders that fail on purpose mid-loop, without and with the past, each with a
+BLS model over it), so it starts in seconds.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import re
 import shutil
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -41,6 +43,7 @@ from tritonclient.utils import InferenceServerException
 
 from evaluation.seal.dataset import generated_pages
 from evaluation.seal.inprocess import InProcessSeal
+from evaluation.seal.seq2seq import variant, with_parameters
 from gateway.local_triton import TRITON_REPO, LocalTriton
 from tests.support.text_corpus import font_paths, load_font
 
@@ -48,9 +51,17 @@ pytestmark = pytest.mark.integration
 MODELS = TRITON_REPO / "models"
 FAKES = Path(__file__).resolve().parents[1] / "support" / "triton_models"
 ENCODER, DECODER, BLS = "seal_seq2seq_encoder", "seal_seq2seq_decoder", "seq2seq_recognition"
-FAKE_DECODER = "seal_seq2seq_decoder_with_fake_fault"
-FAKE_BLS = "seq2seq_recognition_with_fake_fault"
+WITH_PAST = "seal_seq2seq_decoder_with_past"  # the served BLS model keeps the past (its config)
 BEAM_BLS, BEAMS = "seq2seq_recognition_beam", 3  # the same BLS model with num_beams set
+# ... and both without the past: every step re-reads the whole prefix through DECODER
+NO_PAST_BLS, NO_PAST_BEAM_BLS = "seq2seq_recognition_without_past", "seq2seq_recognition_beam_without_past"
+NO_PAST = {"decoder_with_past_model": ""}
+# FAKE decoders failing mid-loop, without the past and with it, each with a BLS model over it
+FAKE_DECODER, FAKE_WITH_PAST = (
+    "seal_seq2seq_decoder_with_fake_fault",
+    "seal_seq2seq_decoder_with_past_with_fake_fault",
+)
+FAKE_BLS, FAKE_PAST_BLS = "seq2seq_recognition_with_fake_fault", "seq2seq_recognition_past_with_fake_fault"
 SPEC = Seq2SeqSpec()  # the served config sets no spec parameter: the defaults are the model's
 RIMS = ("上海星辰科技有限公司", "北京", "全国统一发票监制章", "深圳市宏图文化传媒有限公司合同专用章")
 
@@ -77,7 +88,9 @@ def reference(strip: np.ndarray, limit: int = SPEC.max_length) -> tuple[list[int
     states = encoder.run(None, {"pixel_values": pixel_values(fit_strip(strip, SPEC)[None], SPEC)})[0]
     ids, probs = [SPEC.decoder_start_token_id], []
     while len(ids) - 1 < limit:
-        logits = decoder.run(None, {"input_ids": np.array([ids], np.int64), "encoder_hidden_states": states})
+        logits = decoder.run(
+            ["logits"], {"input_ids": np.array([ids], np.int64), "encoder_hidden_states": states}
+        )
         last = logits[0][0, -1].astype(np.float64)
         chances = np.exp(last - last.max()) / np.exp(last - last.max()).sum()
         ids.append(int(last.argmax()))
@@ -88,20 +101,18 @@ def reference(strip: np.ndarray, limit: int = SPEC.max_length) -> tuple[list[int
 
 
 def _repository(target: Path) -> Path:
-    """The three real models, and the FAKE decoder with a BLS model of its own over it."""
-    for name in (ENCODER, DECODER, BLS):
+    """The four real models, the BLS model's variants, and the FAKE decoders with BLS models of
+    their own over them."""
+    for name in (ENCODER, DECODER, WITH_PAST, BLS):
         shutil.copytree(MODELS / name, target / name)
-    shutil.copytree(FAKES / FAKE_DECODER, target / FAKE_DECODER)
+    for name in (FAKE_DECODER, FAKE_WITH_PAST):
+        shutil.copytree(FAKES / name, target / name)
     shutil.copy(MODELS / DECODER / "1" / VOCAB_FILE, target / FAKE_DECODER / "1" / VOCAB_FILE)
-    shutil.copytree(MODELS / BLS, target / FAKE_BLS)
-    config = (target / FAKE_BLS / "config.pbtxt").read_text()
-    config = config.replace(f'name: "{BLS}"', f'name: "{FAKE_BLS}"')
-    config = config.replace(f'string_value: "{DECODER}"', f'string_value: "{FAKE_DECODER}"')
-    (target / FAKE_BLS / "config.pbtxt").write_text(config)
-    shutil.copytree(MODELS / BLS, target / BEAM_BLS)
-    config = (target / BEAM_BLS / "config.pbtxt").read_text().replace(f'name: "{BLS}"', f'name: "{BEAM_BLS}"')
-    beams = f'parameters {{ key: "num_beams" value: {{ string_value: "{BEAMS}" }} }}\n'
-    (target / BEAM_BLS / "config.pbtxt").write_text(config + beams)
+    variant(target, MODELS / BLS, BEAM_BLS, {"num_beams": str(BEAMS)})
+    variant(target, MODELS / BLS, NO_PAST_BLS, NO_PAST)
+    variant(target, MODELS / BLS, NO_PAST_BEAM_BLS, {**NO_PAST, "num_beams": str(BEAMS)})
+    variant(target, MODELS / BLS, FAKE_BLS, {**NO_PAST, "decoder_model": FAKE_DECODER})
+    variant(target, MODELS / BLS, FAKE_PAST_BLS, {"decoder_with_past_model": FAKE_WITH_PAST})
     return target
 
 
@@ -174,14 +185,15 @@ def test_the_maximum_length_cuts_every_row(client: grpcclient.InferenceServerCli
     assert all(len(text) <= 2 for text in texts)
 
 
-def test_a_decoder_failing_mid_loop_fails_only_its_request(client: grpcclient.InferenceServerClient) -> None:
+@pytest.mark.parametrize(("bls", "faulty"), [(FAKE_BLS, FAKE_DECODER), (FAKE_PAST_BLS, FAKE_WITH_PAST)])
+def test_a_decoder_failing_mid_loop_fails_only_its_request(
+    client: grpcclient.InferenceServerClient, bls: str, faulty: str
+) -> None:
     batches = [[_strip(RIMS[0])], [_strip(t) for t in RIMS[:3]], [_strip(RIMS[2]), _strip(RIMS[3])]]
     assert any(len(reference(strip)[0]) >= 3 for strip in batches[1]), "the fault comes at the third token"
     with ThreadPoolExecutor(len(batches)) as pool:
-        futures = [pool.submit(recognise, client, batch, FAKE_BLS) for batch in batches]
-        with pytest.raises(
-            InferenceServerException, match="seal_seq2seq_decoder_with_fake_fault is unavailable"
-        ):
+        futures = [pool.submit(recognise, client, batch, bls) for batch in batches]
+        with pytest.raises(InferenceServerException, match=f"{faulty} is unavailable"):
             futures[1].result()
         answered = [futures[0].result(), futures[2].result()]
     for (texts, scores), batch in zip(answered, [batches[0], batches[2]], strict=True):
@@ -208,9 +220,9 @@ def beam_reference(strip: np.ndarray) -> tuple[str, float]:
     encoder, decoder, _ = _sessions()
     states = encoder.run(None, {"pixel_values": pixel_values(fit_strip(strip, SPEC)[None], SPEC)})[0]
 
-    async def decode(ids: np.ndarray) -> np.ndarray:
+    async def decode(ids: np.ndarray, _parents: np.ndarray) -> np.ndarray:
         inputs = {"input_ids": ids, "encoder_hidden_states": np.repeat(states, len(ids), axis=0)}
-        return np.asarray(decoder.run(None, inputs)[0][:, -1])
+        return np.asarray(decoder.run(["logits"], inputs)[0][:, -1])
 
     row = asyncio.run(beam_search(decode, 1, replace(SPEC, num_beams=BEAMS)))[0]
     return _text(row.tokens), row_score(row)
@@ -227,6 +239,79 @@ def test_the_bls_beam_search_decodes_as_the_reference_beam_search_batched(
     print(f"beam {BEAMS}: {texts}; greedy: {[reference(strip)[1] for strip in strips]}")  # noqa: T201
 
 
+@cache
+def _with_past_session() -> ort.InferenceSession:
+    return ort.InferenceSession(str(MODELS / WITH_PAST / "1" / "decoder_with_past_model.onnx"))
+
+
+def past_reference(strip: np.ndarray, limit: int = SPEC.max_length) -> tuple[list[int], str, float]:
+    """Plain greedy decoding of one strip with the past key/values, as optimum's ORTModel runs
+    the two decoder graphs: the start token through decoder_model.onnx, then each token alone
+    through decoder_with_past_model.onnx with the previous call's `present.*` as
+    `past_key_values.*` (the encoder's from the first call, carried over)."""
+    encoder, decoder, _ = _sessions()
+    states = encoder.run(None, {"pixel_values": pixel_values(fit_strip(strip, SPEC)[None], SPEC)})[0]
+    start = np.array([[SPEC.decoder_start_token_id]], np.int64)
+    logits, cache = _logits_and_past(decoder, {"input_ids": start, "encoder_hidden_states": states}, {})
+    tokens: list[int] = []
+    probs: list[float] = []
+    while not tokens or (tokens[-1] != SPEC.eos_token_id and len(tokens) < limit):
+        last = logits.astype(np.float64)
+        chances = np.exp(last - last.max()) / np.exp(last - last.max()).sum()
+        tokens.append(int(last.argmax()))
+        probs.append(float(chances[tokens[-1]]))
+        feeds = {"input_ids": np.array([[tokens[-1]]], np.int64), **cache}
+        logits, cache = _logits_and_past(_with_past_session(), feeds, cache)
+    return tokens, _text(tokens), float(np.mean(probs))
+
+
+def _logits_and_past(
+    session: ort.InferenceSession, feeds: dict[str, np.ndarray], cache: dict[str, np.ndarray]
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """One decoder call: its last position's logits, and the cache with its presents as pasts."""
+    outputs = dict(
+        zip([output.name for output in session.get_outputs()], session.run(None, feeds), strict=True)
+    )
+    presents = {n.replace("present.", "past_key_values."): v for n, v in outputs.items() if n != "logits"}
+    return outputs["logits"][0, -1], {**cache, **presents}
+
+
+@pytest.mark.parametrize("limit", [SPEC.max_length, 3])
+def test_the_bls_loop_with_past_decodes_as_without_and_as_the_plain_past_reference(
+    client: grpcclient.InferenceServerClient, limit: int
+) -> None:
+    strips = [_strip(text) for text in RIMS] + [np.full((48, 200, 3), 255, np.uint8)]
+    expected = [past_reference(strip, limit) for strip in strips]
+    calls = _successes(client, WITH_PAST)
+    texts, scores = recognise(client, strips, BLS, max_length=limit)
+    steps = max(len(tokens) for tokens, _, _ in expected)
+    assert _successes(client, WITH_PAST) - calls == steps - 1  # each step after the first
+    assert (texts, list(scores)) == _approx(recognise(client, strips, NO_PAST_BLS, max_length=limit))
+    for text, score, strip, (tokens, want, mean) in zip(texts, scores, strips, expected, strict=True):
+        assert tokens == reference(strip, limit)[0]  # the two plain references agree token for token
+        assert (text, score) == (want, pytest.approx(mean, abs=1e-4))
+
+
+def test_the_bls_beam_search_with_past_is_the_beam_search_without(
+    client: grpcclient.InferenceServerClient,
+) -> None:
+    strips = [_strip(text) for text in RIMS]
+    widths = np.array([strip.shape[1] for strip in strips[:2]] + [0] + [strips[3].shape[1]], np.int32)
+    for given in (None, widths):
+        texts, scores = recognise(client, strips, BEAM_BLS, widths=given)
+        assert (texts, list(scores)) == _approx(recognise(client, strips, NO_PAST_BEAM_BLS, widths=given))
+    assert texts[2] == "" and texts[0] == beam_reference(strips[0])[0]
+
+
+def _successes(client: grpcclient.InferenceServerClient, model: str) -> int:
+    stats = client.get_inference_statistics(model, as_json=True)["model_stats"][0]
+    return int(stats["inference_stats"]["success"].get("count", 0))
+
+
+def _approx(answer: tuple[list[str], np.ndarray]) -> tuple[list[str], list[object]]:
+    return answer[0], [pytest.approx(float(score), abs=1e-5) for score in answer[1]]
+
+
 # The seal model with the encoder-decoder as its only recogniser, and what it calls.
 SEAL_MODELS = ("seal", "seal_text_detection", "text_detection", "text_direction", "text_recognition")
 SEAL_OVERRIDES = {"recognisers.first": BLS, "recognisers.others": ""}
@@ -234,15 +319,10 @@ SEAL_OVERRIDES = {"recognisers.first": BLS, "recognisers.others": ""}
 
 def _seal_repository(target: Path) -> Path:
     """The seal model and what it calls, its recognisers replaced by `SEAL_OVERRIDES`."""
-    for name in (*SEAL_MODELS, ENCODER, DECODER, BLS):
+    for name in (*SEAL_MODELS, ENCODER, DECODER, WITH_PAST, BLS):
         shutil.copytree(MODELS / name, target / name)
     config = (target / "seal" / "config.pbtxt").read_text()
-    for key, value in SEAL_OVERRIDES.items():
-        config = re.sub(
-            rf'parameters {{ key: "{re.escape(key)}" value: {{ string_value: "[^"]*" }} }}\n', "", config
-        )
-        config += f'parameters {{ key: "{key}" value: {{ string_value: "{value}" }} }}\n'
-    (target / "seal" / "config.pbtxt").write_text(config)
+    (target / "seal" / "config.pbtxt").write_text(with_parameters(config, SEAL_OVERRIDES))
     return target
 
 

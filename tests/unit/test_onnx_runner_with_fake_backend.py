@@ -1,5 +1,6 @@
-"""The local ONNX runner's execution-provider choice, with a FAKE triton_python_backend_utils
-(the runner imports it; no server needed) and made-up lists of available providers."""
+"""The local ONNX runner's execution-provider choice and the outputs it computes, with a FAKE
+triton_python_backend_utils (the runner imports it; no server needed), made-up lists of
+available providers and FAKE requests."""
 
 from __future__ import annotations
 
@@ -41,3 +42,27 @@ def test_a_cpu_instance_stays_on_the_cpu_even_with_cuda_present(
     runner: types.ModuleType, kind: str | None
 ) -> None:
     assert runner.providers(kind, 0, [CUDA, CPU]) == [CPU]
+
+
+class FakeRequest:
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+
+    def requested_output_names(self) -> list[str]:
+        return self.names
+
+
+@pytest.mark.parametrize(
+    ("asked", "computed"),
+    [
+        (["logits"], ("logits",)),
+        (["present.0", "logits"], ("logits", "present.0")),
+        ([], ("logits", "present.0")),
+    ],
+)
+def test_only_the_outputs_a_request_asks_for_are_computed(
+    runner: types.ModuleType, asked: list[str], computed: tuple[str, ...]
+) -> None:
+    model = object.__new__(runner.TritonPythonModel)
+    model._outputs = ["logits", "present.0"]
+    assert model._wanted(FakeRequest(asked)) == computed

@@ -42,7 +42,7 @@ class FakeScriptedDecoder:
         self.scripts = scripts
         self.calls: list[np.ndarray] = []
 
-    async def __call__(self, ids: np.ndarray) -> np.ndarray:
+    async def __call__(self, ids: np.ndarray, _parents: np.ndarray) -> np.ndarray:
         self.calls.append(ids.copy())
         step = ids.shape[1] - 1
         logits = np.zeros((len(ids), VOCAB), np.float32)
@@ -80,7 +80,7 @@ class FakeTreeDecoder:
         self.tree = tree
         self.batch_sizes: list[int] = []
 
-    async def __call__(self, ids: np.ndarray) -> np.ndarray:
+    async def __call__(self, ids: np.ndarray, _parents: np.ndarray) -> np.ndarray:
         self.batch_sizes.append(len(ids))
         logits = np.full((len(ids), VOCAB), -30.0, np.float32)
         for row, sequence in enumerate(ids.tolist()):
@@ -108,7 +108,7 @@ def test_one_beam_is_greedy_decoding_token_for_token() -> None:
     rng = np.random.default_rng(7)
     table = rng.normal(size=(VOCAB**3, VOCAB)).astype(np.float32)
 
-    async def fake_random_decoder(ids: np.ndarray) -> np.ndarray:
+    async def fake_random_decoder(ids: np.ndarray, _parents: np.ndarray) -> np.ndarray:
         keys = [hash(tuple(row)) % len(table) for row in ids.tolist()]
         return table[keys]
 

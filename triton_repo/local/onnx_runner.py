@@ -6,7 +6,8 @@ Python-backend model over the same model.onnx, tensor names and batching. Produc
 the native backend; this file is copied in as model.py only in the materialized repository.
 
 Requests are grouped by input shape (as Triton's dynamic batcher does for non-ragged inputs)
-and each group runs as one ONNX Runtime call; if a group fails, its requests are retried
+and by the outputs they ask for (only those are computed and sent back, as the native backend
+does), and each group runs as one ONNX Runtime call; if a group fails, its requests are retried
 one by one so that one bad request fails only itself.
 """
 
@@ -74,39 +75,46 @@ class TritonPythonModel:
 
     def execute(self, requests: list[Any]) -> list[Any]:
         feeds = [self._feed(request) for request in requests]
+        wanted = [self._wanted(request) for request in requests]
         responses: list[Any] = [None] * len(requests)
-        for group in self._groups(feeds):
-            for index, response in zip(group, self._run_group([feeds[i] for i in group]), strict=True):
+        for group in self._groups(feeds, wanted):
+            answers = self._run_group([feeds[i] for i in group], wanted[group[0]])
+            for index, response in zip(group, answers, strict=True):
                 responses[index] = response
         return responses
+
+    def _wanted(self, request: Any) -> tuple[str, ...]:
+        """The outputs the request asks for, in the config's order (all when it names none)."""
+        asked = set(request.requested_output_names())
+        return tuple(name for name in self._outputs if name in asked) or tuple(self._outputs)
 
     def _feed(self, request: Any) -> dict[str, np.ndarray]:
         return {name: pb_utils.get_input_tensor_by_name(request, name).as_numpy() for name in self._inputs}
 
-    def _groups(self, feeds: list[dict[str, np.ndarray]]) -> list[Group]:
+    def _groups(self, feeds: list[dict[str, np.ndarray]], wanted: list[tuple[str, ...]]) -> list[Group]:
         if not self._batched:
             return [[index] for index in range(len(feeds))]
-        groups: dict[tuple[tuple[int, ...], ...], Group] = {}
+        groups: dict[tuple[object, ...], Group] = {}
         for index, feed in enumerate(feeds):
-            key = tuple(feed[name].shape[1:] for name in self._inputs)
+            key = (wanted[index], *(feed[name].shape[1:] for name in self._inputs))
             groups.setdefault(key, []).append(index)
         return list(groups.values())
 
-    def _run_group(self, feeds: list[dict[str, np.ndarray]]) -> list[Any]:
+    def _run_group(self, feeds: list[dict[str, np.ndarray]], outputs: tuple[str, ...]) -> list[Any]:
         try:
-            return self._run_batched(feeds)
+            return self._run_batched(feeds, outputs)
         except Exception as exc:  # noqa: BLE001 - isolate the failing request below
             if len(feeds) == 1:
                 return [pb_utils.InferenceResponse(error=pb_utils.TritonError(f"onnxruntime: {exc}"))]
-            return [self._run_group([feed])[0] for feed in feeds]
+            return [self._run_group([feed], outputs)[0] for feed in feeds]
 
-    def _run_batched(self, feeds: list[dict[str, np.ndarray]]) -> list[Any]:
+    def _run_batched(self, feeds: list[dict[str, np.ndarray]], outputs: tuple[str, ...]) -> list[Any]:
         sizes = [len(feed[self._inputs[0]]) for feed in feeds]
         if len(feeds) == 1:
             batch = feeds[0]
         else:
             batch = {name: np.concatenate([feed[name] for feed in feeds]) for name in self._inputs}
-        results = self._session.run(self._outputs, batch)
+        results = dict(zip(outputs, self._session.run(list(outputs), batch), strict=True))
         if not self._batched:
             return [self._response(results, 0, None)]
         bounds = np.cumsum([0, *sizes])
@@ -114,9 +122,8 @@ class TritonPythonModel:
             self._response(results, start, stop) for start, stop in zip(bounds[:-1], bounds[1:], strict=True)
         ]
 
-    def _response(self, results: list[np.ndarray], start: int, stop: int | None) -> Any:
+    def _response(self, results: dict[str, np.ndarray], start: int, stop: int | None) -> Any:
         tensors = [
-            pb_utils.Tensor(name, np.ascontiguousarray(value[start:stop]))
-            for name, value in zip(self._outputs, results, strict=True)
+            pb_utils.Tensor(name, np.ascontiguousarray(value[start:stop])) for name, value in results.items()
         ]
         return pb_utils.InferenceResponse(output_tensors=tensors)

@@ -208,15 +208,25 @@ async def call_model_outputs(
     return _outputs(await _request(model_name, inputs, outputs).async_exec(), model_name, outputs)
 
 
+def _memory(on_cpu: bool) -> dict[str, Any]:
+    return {"preferred_memory": pb_utils.PreferredMemory(pb_utils.TRITONSERVER_MEMORY_CPU)} if on_cpu else {}
+
+
 async def call_model_tensor(model_name: str, inputs: Sequence[Any], output: str, on_cpu: bool = False) -> Any:
     """One output of another Triton model as a `pb_utils.Tensor`, left where that model put it
     (on its GPU, say) unless `on_cpu`; the inputs are `pb_utils.Tensor`s, so one model's
     output passes on to the next by DLPack without a copy. Raises ModelCallError."""
-    memory = (
-        {"preferred_memory": pb_utils.PreferredMemory(pb_utils.TRITONSERVER_MEMORY_CPU)} if on_cpu else {}
-    )
-    result = await _tensor_request(model_name, inputs, [output], **memory).async_exec()
+    result = await _tensor_request(model_name, inputs, [output], **_memory(on_cpu)).async_exec()
     return _output_tensors(result, model_name, [output])[output]
+
+
+async def call_model_all(model_name: str, inputs: Sequence[Any], on_cpu: bool = False) -> dict[str, Any]:
+    """Every output of another Triton model (none named in the request: Triton then answers
+    all), by name, as `call_model_tensor` gives one; raises ModelCallError."""
+    result = await _tensor_request(model_name, inputs, [], **_memory(on_cpu)).async_exec()
+    if result.has_error():  # checked right after this call, on this response
+        raise ModelCallError(model_name, result.error().message())
+    return {tensor.name(): tensor for tensor in result.output_tensors()}
 
 
 def optional_input(request: Any, name: str) -> np.ndarray | None:

@@ -8,6 +8,12 @@ the most probable next token until the row says end-of-sequence or `max_length` 
 been generated, and stops when every row has ended. A row that has ended is fed padding:
 the decoder is causal and rows do not mix, so padding changes no other row's output.
 
+Every decoder call is `decode(input_ids, parents)`: the whole sequences so far, and for each
+row the row of the previous call it continues (itself in greedy decoding; the beam it grew
+from in a beam search). A decoder that reads the whole prefix ignores `parents`; one that keeps
+past key/values between calls (`imgproc.text.past`) reorders its cache by them and reads only
+the last token.
+
 Everything a checkpoint differs by (input size, normalisation, special tokens, vocabulary)
 is a `Seq2SeqSpec` parameter or the `vocab.json` beside the served model, never code: the
 small model trained here (training/seal_seq2seq) and a TrOCR exported by optimum go through
@@ -35,7 +41,8 @@ VOCAB_FILE = "vocab.json"
 # this mark; SentencePiece ones write it as the second.
 BYTE_LEVEL_SPACE, SENTENCEPIECE_SPACE = "\u0120", "\u2581"
 
-Decode = Callable[[np.ndarray], Awaitable[np.ndarray]]
+# (input_ids int64[R, T], parents int64[R]) -> the logits of the last position, float32[R, V]
+Decode = Callable[[np.ndarray, np.ndarray], Awaitable[np.ndarray]]
 
 
 @dataclass(frozen=True)
@@ -130,16 +137,17 @@ class Generated:
 async def greedy(
     decode: Decode, rows: int, spec: Seq2SeqSpec, max_length: int | None = None
 ) -> list[Generated]:
-    """Greedy decoding of `rows` sequences; `decode(input_ids)` gives the decoder's logits of
-    the last position, float32[rows, V]. Stops at `max_length` (default the spec's) generated
-    tokens, or sooner when every row has ended."""
+    """Greedy decoding of `rows` sequences; `decode(input_ids, parents)` gives the decoder's
+    logits of the last position, float32[rows, V] (`parents`: every row its own). Stops at
+    `max_length` (default the spec's) generated tokens, or sooner when every row has ended.
+    A row that has ended is decoded on (fed padding) until all have: its logits are unused."""
     limit = spec.max_length if max_length is None else min(max_length, spec.max_length)
     ids = np.full((rows, 1), spec.decoder_start_token_id, np.int64)
-    done = np.zeros(rows, bool)
+    done, parents = np.zeros(rows, bool), np.arange(rows, dtype=np.int64)
     tokens: list[list[int]] = [[] for _ in range(rows)]
     probs: list[list[float]] = [[] for _ in range(rows)]
     for _ in range(limit if rows else 0):
-        logits = np.asarray(await decode(ids), np.float32)
+        logits = np.asarray(await decode(ids, parents), np.float32)
         best = np.where(done, spec.pad_token_id, logits.argmax(axis=1))
         chances = _softmax(logits)
         for row in np.nonzero(~done)[0]:
@@ -172,9 +180,12 @@ class _Beam:
         return self.score / max(1, len(self.tokens))
 
 
-def _extended(beams: list[_Beam], log_probs: np.ndarray, width: int, spec: Seq2SeqSpec) -> list[_Beam]:
+def _extended(
+    beams: list[_Beam], log_probs: np.ndarray, width: int, spec: Seq2SeqSpec
+) -> list[tuple[_Beam, int]]:
     """The `width` best one-token extensions of a row's beams (an ended beam stays as it is,
-    competing with its score), best first; `log_probs` is float[len(beams), V]."""
+    competing with its score), best first, each with the index of the beam it grew from;
+    `log_probs` is float[len(beams), V]."""
     candidates: list[tuple[float, int, int]] = []
     for b, beam in enumerate(beams):
         if beam.ended:
@@ -187,41 +198,55 @@ def _extended(beams: list[_Beam], log_probs: np.ndarray, width: int, spec: Seq2S
     for score, b, token in candidates[:width]:
         parent = beams[b]
         if token < 0:
-            chosen.append(parent)
+            chosen.append((parent, b))
         else:
             prob = float(np.exp(log_probs[b, token]))
-            chosen.append(
-                _Beam([*parent.tokens, token], [*parent.probs, prob], score, token == spec.eos_token_id)
-            )
+            grown = _Beam([*parent.tokens, token], [*parent.probs, prob], score, token == spec.eos_token_id)
+            chosen.append((grown, b))
     return chosen
 
 
 async def beam_search(
     decode: Decode, rows: int, spec: Seq2SeqSpec, max_length: int | None = None
 ) -> list[Generated]:
-    """Beam search of `rows` sequences, `spec.num_beams` hypotheses each: `decode(input_ids)`
-    gets rows * num_beams sequences (row r's beams at r * num_beams ...) and gives the logits
-    of their last position. The loop stops at `max_length` tokens or when every row's beams
-    have ended; each row answers its best hypothesis (`_Beam.ranking`). With one beam it is
-    greedy decoding, token for token."""
+    """Beam search of `rows` sequences, `spec.num_beams` hypotheses each: `decode(input_ids,
+    parents)` gets rows * num_beams sequences (row r's beams at r * num_beams ...; `parents`:
+    the sequence of the previous call each beam grew from, within its row's) and gives the
+    logits of their last position. The loop stops at `max_length` tokens or when every row's
+    beams have ended; each row answers its best hypothesis (`_Beam.ranking`). With one beam it
+    is greedy decoding, token for token. Ended beams (and, in the first call, the beams not
+    yet there) are decoded on with padding; their logits are unused."""
     width = max(1, spec.num_beams)
     limit = spec.max_length if max_length is None else min(max_length, spec.max_length)
     beams = [[_Beam([], [], 0.0)] for _ in range(rows)]
+    parents = np.arange(rows * width, dtype=np.int64)
     for _ in range(limit if rows else 0):
         ids = np.full((rows * width, 1 + max(len(b.tokens) for row in beams for b in row)), spec.pad_token_id)
         ids[:, 0] = spec.decoder_start_token_id
         for r, row in enumerate(beams):
             for b, beam in enumerate(row):
                 ids[r * width + b, 1 : 1 + len(beam.tokens)] = beam.tokens
-        log_probs = _log_softmax(np.asarray(await decode(ids.astype(np.int64)), np.float64))
-        beams = [
+        log_probs = _log_softmax(np.asarray(await decode(ids.astype(np.int64), parents), np.float64))
+        grown = [
             _extended(row, log_probs[r * width : r * width + len(row)], width, spec)
             for r, row in enumerate(beams)
         ]
+        beams = [[beam for beam, _ in row] for row in grown]
+        parents = _parents(grown, width)
         if all(beam.ended for row in beams for beam in row):
             break
     best = [max(row, key=_Beam.ranking) if width > 1 else row[0] for row in beams]
     return [Generated(tuple(beam.tokens), tuple(beam.probs)) for beam in best]
+
+
+def _parents(grown: list[list[tuple[_Beam, int]]], width: int) -> np.ndarray:
+    """Which sequence of the last call each of the next call's grew from (a slot with no beam,
+    which only a vocabulary smaller than the beam width leaves, continues its row's first)."""
+    parents = np.repeat(np.arange(len(grown), dtype=np.int64) * width, width)
+    for r, row in enumerate(grown):
+        for b, (_, parent) in enumerate(row):
+            parents[r * width + b] = r * width + parent
+    return parents
 
 
 async def generate(
