@@ -259,3 +259,21 @@ def test_without_inner_marks_keeps_steps_and_merges_the_gaps_around_a_mark() -> 
     assert dropped.chars == ("武", "汉") and dropped.probs == (0.9, 0.8) and dropped.steps == (2, 8)
     assert dropped.insertions == ((), (("晨", 0.2), ("光", 0.1)), ())
     assert dropped.alternatives == ((("武", 0.9),), (("汉", 0.8),))
+
+
+def _rim(text: str, probs: tuple[float, ...], steps: tuple[int, ...]) -> Decoded:
+    return Decoded(tuple(text), probs, steps, 40)
+
+
+def test_trim_unsure_ends_keeps_an_unsure_first_character_in_pitch_with_the_rest() -> None:
+    sure = (1.0,) * 6
+    in_pitch, off_pitch = (3, 6, 8, 11, 13, 16, 18), (0, 8, 10, 13, 15, 18, 20)
+    name = "西安市力帆餐饮"
+    assert trim_unsure_ends(_rim(name, (0.48, *sure), in_pitch)).text == name
+    # the same character far off the pitch is a stray mark, as is one read barely at all
+    assert trim_unsure_ends(_rim(name, (0.48, *sure), off_pitch)).text == name[1:]
+    assert trim_unsure_ends(_rim(name, (0.2, *sure), in_pitch)).text == name[1:]
+    # a mark that is not Chinese goes in pitch or not, at either end
+    assert trim_unsure_ends(_rim(name[1:] + "-", (*sure, 0.4), in_pitch)).text == name[1:]
+    # and a line too short to have a pitch trims by confidence alone
+    assert trim_unsure_ends(_rim("西安市", (0.48, 1.0, 1.0), (3, 6, 8))).text == "安市"

@@ -97,12 +97,10 @@ def surest(readings: Sequence[Decoded]) -> Decoded:
 
 def _dropped_places(line: Decoded, params: ReadParams) -> tuple[list[int], float]:
     """Indices i where a character was skipped between characters i and i + 1, and the pitch."""
-    if len(line.steps) < params.min_pitch_chars:
-        return [], 0.0
-    pitches = np.diff(np.asarray(line.steps, np.float64))
-    pitch = float(np.median(pitches))
+    pitch = line.pitch(params.min_pitch_chars)
     if pitch < params.min_pitch_steps:
         return [], pitch
+    pitches = np.diff(np.asarray(line.steps, np.float64))
     return [int(i) for i in np.nonzero(pitches > params.pitch_gap * pitch)[0]], pitch
 
 

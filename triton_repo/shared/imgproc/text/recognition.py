@@ -136,6 +136,13 @@ class Decoded:
             return self.alternatives
         return tuple(((char, prob),) for char, prob in zip(self.chars, self.probs, strict=True))
 
+    def pitch(self, min_chars: int = 2) -> float:
+        """The median distance in steps between consecutive characters; 0 for a line of fewer
+        than `min_chars` (too few for its pitch to show)."""
+        if len(self.steps) < max(2, min_chars):
+            return 0.0
+        return float(np.median(np.diff(np.asarray(self.steps, np.float64))))
+
     def gaps(self) -> tuple[tuple[Alternative, ...], ...]:
         """What may be inserted before each character and after the last (often nothing)."""
         return self.insertions or ((),) * (len(self.chars) + 1)
