@@ -24,6 +24,8 @@ from imgproc.text import Decoded
 
 from tests.support.readings import decoded
 
+Line = tuple[str, float]
+
 
 @pytest.mark.parametrize(
     ("read", "fixed"),
@@ -196,6 +198,25 @@ def test_an_oval_with_an_unread_rim_and_the_invoice_title_around_it_is_a_supervi
     assert supervision_rim(Shape.OVAL, "武汉恒泰食品有限公司", [], title) == "武汉恒泰食品有限公司"
     assert supervision_rim(Shape.OVAL, "东莞市教育局税务", [], title) == "东莞市教育局税务"  # long: read
     assert supervision_rim(Shape.ROUND, "普", [], title) == "普"  # supervision seals are ovals
+
+
+@pytest.mark.parametrize(
+    "around",
+    [
+        [("直税普通发", 0.98)],  # the title with its 值, half under the seal, read as 直
+        [("直税专用发", 0.99)],
+        [("兑音通发票", 0.85)],
+        [("发票联", 0.99)],  # the copy's name, printed beside the title
+        [("记账联", 0.99)],
+    ],
+)
+def test_pieces_of_the_invoice_title_or_copy_name_cue_a_supervision_seal(around: list[Line]) -> None:
+    assert supervision_rim(Shape.OVAL, "A", [], around) == "全国统一发票监制章"
+
+
+def test_the_tax_columns_of_an_invoice_table_do_not_cue_a_supervision_seal() -> None:
+    around = [("税率", 0.99), ("税额", 0.99), ("销售方：（章）", 0.99)]
+    assert supervision_rim(Shape.OVAL, "A", [], around) == "A"
 
 
 @pytest.mark.parametrize(
