@@ -37,6 +37,10 @@ Line = tuple[str, float]
         ("深圳市德瑞欣电子有限公", "深圳市德瑞欣电子有限公司"),
         ("贵阳市富临环保科技股信有限公司", "贵阳市富临环保科技股份有限公司"),  # 有限公司 is exact
         ("南京金桥份有限公司", "南京金桥股份有限公司"),
+        ("常州丰源物流有限", "常州丰源物流有限公司"),  # cut short: the commonest form
+        ("厦门腾信商贸有限责任", "厦门腾信商贸有限责任公司"),
+        ("西安光明软件股份有限", "西安光明软件股份有限公司"),  # the longest start wins
+        ("石家庄同创网络科技有限责", "石家庄同创网络科技有限责任公司"),
     ],
 )
 def test_fix_legal_form_restores_a_misread_ending(read: str, fixed: str) -> None:
@@ -55,6 +59,8 @@ def test_fix_legal_form_restores_a_misread_ending(read: str, fixed: str) -> None
         "成都科技有限公司",  # two edits from 股份有限公司: a plain limited company
         "武汉股份有限公司",
         "大连万达有限责任公司",
+        "西安光明软件股份",  # too little of a form to tell it was cut
+        "有限",  # nothing but the form
     ],
 )
 def test_fix_legal_form_leaves_exact_and_distant_endings(text: str) -> None:

@@ -40,6 +40,7 @@ LEGAL_FORMS = ("股份有限公司", "有限责任公司", "有限公司")
 # start of the name, read after its end (the rim was opened at the wrong place).
 AFTER_LEGAL_FORM = tuple("公司 厂 店 部 处 中心 所 站 室 行 社 院 馆 队 组 会 章".split())
 MIN_WRAPPED = 2  # a name of fewer characters beside the form is not turned
+LEGAL_FORM_CORE = "有限"  # what a cut-short legal form must still show to be completed
 # Texts that every seal of a class carries word for word: the rim of the invoice supervision
 # seal (监制章) printed on every Chinese invoice since 1993, and its lower line. A reading that
 # holds at least this share of one's characters in order, and is not much longer, is that
@@ -242,7 +243,20 @@ def fix_legal_form(text: str) -> str:
             return text
         if (length := _misread_ending(text, form)) is not None:
             return text[: len(text) - length] + form
-    return text
+    return completed_legal_form(text)
+
+
+def completed_legal_form(text: str) -> str:
+    """`text` with a legal form cut short at its end completed: a rim that ends in 有限,
+    有限责任 or 股份有限 lost the rest where print or the gap covered it (no name ends
+    there); the longest start of a form wins, then the shortest form (有限 -> 有限公司)."""
+    cut = [
+        (len(form[:k]), -len(form), form[k:])
+        for form in LEGAL_FORMS
+        for k in range(len(form) - 1, 1, -1)
+        if LEGAL_FORM_CORE in form[:k] and text.endswith(form[:k]) and len(text) > k
+    ]
+    return text + max(cut)[2] if cut else text
 
 
 def started_after_legal_form(text: str) -> str:
