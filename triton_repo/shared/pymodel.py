@@ -181,10 +181,16 @@ def _tensor_request(model_name: str, inputs: Sequence[Any], outputs: Sequence[st
     )
 
 
-def _output_tensors(result: Any, model_name: str, outputs: Sequence[str]) -> dict[str, Any]:
+def _checked(result: Any, model_name: str) -> Any:
+    """The response of a BLS call, or ModelCallError where it answered an error."""
     if result.has_error():  # checked right after this call, on this response
         raise ModelCallError(model_name, result.error().message())
-    return {name: pb_utils.get_output_tensor_by_name(result, name) for name in outputs}
+    return result
+
+
+def _output_tensors(result: Any, model_name: str, outputs: Sequence[str]) -> dict[str, Any]:
+    checked = _checked(result, model_name)
+    return {name: pb_utils.get_output_tensor_by_name(checked, name) for name in outputs}
 
 
 def _outputs(result: Any, model_name: str, outputs: Sequence[str]) -> dict[str, np.ndarray]:
@@ -224,9 +230,7 @@ async def call_model_all(model_name: str, inputs: Sequence[Any], on_cpu: bool = 
     """Every output of another Triton model (none named in the request: Triton then answers
     all), by name, as `call_model_tensor` gives one; raises ModelCallError."""
     result = await _tensor_request(model_name, inputs, [], **_memory(on_cpu)).async_exec()
-    if result.has_error():  # checked right after this call, on this response
-        raise ModelCallError(model_name, result.error().message())
-    return {tensor.name(): tensor for tensor in result.output_tensors()}
+    return {tensor.name(): tensor for tensor in _checked(result, model_name).output_tensors()}
 
 
 def optional_input(request: Any, name: str) -> np.ndarray | None:

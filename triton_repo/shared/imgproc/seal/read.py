@@ -27,7 +27,7 @@ import numpy as np
 from imgproc.text import Decoded
 from imgproc.text.edit import aligned_pairs
 from imgproc.text.lexicon import is_chinese
-from imgproc.text.recognition import REC_HEIGHT, rec_width
+from imgproc.text.recognition import MIN_PITCH_CHARS, REC_HEIGHT, rec_width
 
 Line = tuple[str, float]
 
@@ -42,7 +42,7 @@ class ReadParams:
     # Two rim characters further apart than this many times the line's median pitch have lost
     # one between them; lines of fewer characters than `min_pitch_chars` have no pitch.
     pitch_gap: float = 1.6
-    min_pitch_chars: int = 4
+    min_pitch_chars: int = MIN_PITCH_CHARS
     # Characters closer than this many recogniser steps apart (a dense rim) are read at too
     # coarse a step for a missing pitch to show: a pitch of 2 among pitches of 1 is rounding.
     min_pitch_steps: float = 2.5

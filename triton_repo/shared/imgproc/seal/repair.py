@@ -95,7 +95,6 @@ class RepairParams:
     # 1.6, floors 0.15 and 0.3 alike.
     keep_pitch: float = 1.3
     keep_floor: float = 0.3
-    min_pitch_chars: int = 4  # a line of fewer characters has no pitch to keep
     min_line_score: float = (
         0.5  # inner lines and codes below this confidence are dropped (PP-OCR's text_score)
     )
@@ -136,7 +135,7 @@ def trim_unsure_ends(line: Decoded, params: RepairParams = DEFAULT_REPAIR) -> De
     """`line` without the characters under `params.min_edge_prob` at either end, but those in
     pitch with the rest (`_in_pitch`); the middle is kept."""
     start, stop = 0, len(line.probs)
-    pitch = line.pitch(params.min_pitch_chars) if line.steps else 0.0
+    pitch = line.pitch()
 
     def unsure(i: int, neighbour: int) -> bool:
         return line.probs[i] < params.min_edge_prob and not _in_pitch(line, i, neighbour, pitch, params)
@@ -193,7 +192,8 @@ def without_inner_marks(line: Decoded) -> Decoded:
     if not dropped:
         return line
     kept = [i for i in range(len(line.chars)) if i not in dropped]
-    gaps, merged = line.gaps(), [list(line.gaps()[0])]
+    gaps = line.gaps()
+    merged = [list(gaps[0])]
     for i in range(len(line.chars)):
         if i in dropped:
             merged[-1] += gaps[i + 1]
@@ -251,7 +251,7 @@ def completed_legal_form(text: str) -> str:
     有限责任 or 股份有限 lost the rest where print or the gap covered it (no name ends
     there); the longest start of a form wins, then the shortest form (有限 -> 有限公司)."""
     cut = [
-        (len(form[:k]), -len(form), form[k:])
+        (k, -len(form), form[k:])
         for form in LEGAL_FORMS
         for k in range(len(form) - 1, 1, -1)
         if LEGAL_FORM_CORE in form[:k] and text.endswith(form[:k]) and len(text) > k

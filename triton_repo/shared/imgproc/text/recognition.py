@@ -29,6 +29,8 @@ REC_MIN_WIDTH = 320
 REC_BATCH_SIZE = 6
 TEXT_SCORE = 0.5
 BLANK_INDEX = 0
+# A line of fewer characters is too short for the pitch of its characters (`Decoded.pitch`) to show.
+MIN_PITCH_CHARS = 4
 PIXEL_MAX = 255
 
 
@@ -136,7 +138,7 @@ class Decoded:
             return self.alternatives
         return tuple(((char, prob),) for char, prob in zip(self.chars, self.probs, strict=True))
 
-    def pitch(self, min_chars: int = 2) -> float:
+    def pitch(self, min_chars: int = MIN_PITCH_CHARS) -> float:
         """The median distance in steps between consecutive characters; 0 for a line of fewer
         than `min_chars` (too few for its pitch to show)."""
         if len(self.steps) < max(2, min_chars):
