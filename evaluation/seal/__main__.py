@@ -4,6 +4,7 @@ Run from the project root once the weights are provisioned (`make setup`):
 
     .venv/bin/python -m evaluation.seal                 # seals-dev tuning part + generated
     .venv/bin/python -m evaluation.seal --heldout       # ...and the held-out part, to report
+    .venv/bin/python -m evaluation.seal --perturb       # ...the tuning part made harder (`perturb`)
 
 It reads each page as the seal BLS does, through the same functions with the models run by
 ONNX Runtime in this process (`inprocess`); only Triton itself is left out. Scores come
@@ -28,6 +29,7 @@ from evaluation.seal.dataset import (
     without_seals,
 )
 from evaluation.seal.inprocess import InProcessSeal
+from evaluation.seal.perturb import PERTURBATIONS, perturbed_pages
 from evaluation.seal.scoring import ELLIPTIC, PageResult, score_page, summarize
 
 RECT = frozenset({"rect"})
@@ -73,6 +75,12 @@ def main() -> None:
     parser.add_argument("--empty-pages", type=int, default=10)
     parser.add_argument("--style", help="generated pages of one style only (plain, invoice, photo...)")
     parser.add_argument("--heldout", action="store_true", help="also report the held-out part")
+    parser.add_argument(
+        "--perturb",
+        nargs="*",
+        choices=sorted(PERTURBATIONS),
+        help="also the tuning part under these perturbations (none named: all)",
+    )
     parser.add_argument("--only", nargs="*", help="seals-dev files to run (tuning part only)")
     parser.add_argument("--threads", type=int, default=1, help="ONNX Runtime intra-op threads")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every miss")
@@ -82,8 +90,11 @@ def main() -> None:
     args = parser.parse_args()
     overrides = dict(item.split("=", 1) for item in args.set)
     seal = InProcessSeal(threads=args.threads, config=with_overrides(DEFAULT_CONFIG, overrides))
-    tuning = (p for p in seals_dev_pages(frozenset({TUNING})) if not args.only or p.name in args.only)
+    tuning = [p for p in seals_dev_pages(frozenset({TUNING})) if not args.only or p.name in args.only]
     _report("seals-dev tuning", *_run(seal, _with_blanked(tuning)), args.verbose)
+    for name in PERTURBATIONS if args.perturb == [] else args.perturb or ():
+        harder = perturbed_pages(_with_blanked(tuning), name)
+        _report(f"seals-dev tuning, {name}", *_run(seal, harder), args.verbose)
     if args.heldout:
         _report(
             "seals-dev HELD-OUT", *_run(seal, _with_blanked(seals_dev_pages(frozenset({HELDOUT})))), False

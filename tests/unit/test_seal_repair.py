@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from imgproc.seal.repair import (
     code_text,
+    core_pitch,
     fix_legal_form,
     is_code,
     purpose_line,
@@ -16,6 +17,7 @@ from imgproc.seal.repair import (
     supervision_rim,
     trim_code_ends,
     trim_rim_ends,
+    trim_stray_ends,
     trim_unsure_ends,
     without_inner_marks,
 )
@@ -304,3 +306,45 @@ def test_trim_unsure_ends_keeps_an_unsure_first_character_in_pitch_with_the_rest
     assert trim_unsure_ends(_rim(name[1:] + "-", (*sure, 0.4), in_pitch)).text == name[1:]
     # and a line too short to have a pitch trims by confidence alone
     assert trim_unsure_ends(_rim("西安市", (0.48, 1.0, 1.0), (3, 6, 8))).text == "安市"
+
+
+# 南京市玄武区艾果电子中心 at a pitch of 2.5 steps, as a strip reads it.
+RIM = "南京市玄武区艾果电子中心"
+RIM_STEPS = tuple(10 + round(2.5 * i) for i in range(len(RIM)))
+
+
+def test_core_pitch_is_the_middle_halfs_spacing_finer_than_whole_steps() -> None:
+    line = _rim(RIM, (1.0,) * len(RIM), RIM_STEPS)
+    assert core_pitch(line) == pytest.approx(2.5, abs=0.2)
+    assert line.pitch() in (2.0, 3.0)  # the median of whole steps (2, 3, 3, 2...) is coarser
+    # stray characters at the ends do not move it, and a short line has none
+    strayed = _rim("医" + RIM, (0.8,) + (1.0,) * len(RIM), (2, *RIM_STEPS))
+    assert core_pitch(strayed) == pytest.approx(2.5, abs=0.2)
+    assert core_pitch(_rim("南京市玄", (1.0,) * 4, (1, 3, 6, 8))) == 0.0
+
+
+def test_trim_stray_ends_cuts_an_unsure_group_beyond_an_empty_gap_at_either_end() -> None:
+    sure = (1.0,) * len(RIM)
+    last = RIM_STEPS[-1]
+    # a turned character of the purpose line, three pitches before the rim's first one
+    assert trim_stray_ends(_rim("医" + RIM, (0.78, *sure), (2, *RIM_STEPS))).text == RIM
+    # two characters of print in the gap after it, at their own pitch
+    after = _rim(RIM + "事由", (*sure, 0.4, 0.6), (*RIM_STEPS, last + 6, last + 8))
+    assert trim_stray_ends(after).text == RIM
+
+
+def test_trim_stray_ends_keeps_what_may_be_rim_text() -> None:
+    sure = (1.0,) * len(RIM)
+    first = RIM_STEPS[0]
+    # one pitch and a half away: a wide character, not a stray one
+    assert trim_stray_ends(_rim("医" + RIM, (0.78, *sure), (first - 4, *RIM_STEPS))).text == "医" + RIM
+    # read surely, it is rim text however far
+    assert trim_stray_ends(_rim("医" + RIM, (0.95, *sure), (first - 7, *RIM_STEPS))).text == "医" + RIM
+    # a mark read in the gap: the gap is not empty, the rim runs on there
+    marked = _rim("苏#" + RIM, (0.45, 0.2, *sure), (first - 6, first - 3, *RIM_STEPS))
+    assert trim_stray_ends(marked).text == marked.text
+    # further than `stray_max_gap` pitches: rim text beyond a stretch nobody read
+    assert trim_stray_ends(_rim("医" + RIM, (0.78, *sure), (first - 12, *RIM_STEPS))).text == "医" + RIM
+    # three characters are too many for a stray group
+    three = _rim("一二三" + RIM, (0.5, 0.5, 0.5, *sure), (0, 2, 4, *(s + 1 for s in RIM_STEPS)))
+    assert trim_stray_ends(three).text == three.text

@@ -39,6 +39,7 @@ LEGAL_FORMS = ("股份有限公司", "有限责任公司", "有限公司")
 # or a department's name, which end in one of these. Anything else after a legal form is the
 # start of the name, read after its end (the rim was opened at the wrong place).
 AFTER_LEGAL_FORM = tuple("公司 厂 店 部 处 中心 所 站 室 行 社 院 馆 队 组 会 章".split())
+MIN_CORE_CHARS = 6  # a line of fewer characters has too short a middle to measure a pitch on
 MIN_WRAPPED = 2  # a name of fewer characters beside the form is not turned
 LEGAL_FORM_CORE = "有限"  # what a cut-short legal form must still show to be completed
 # Texts that every seal of a class carries word for word: the rim of the invoice supervision
@@ -95,6 +96,14 @@ class RepairParams:
     # 1.6, floors 0.15 and 0.3 alike.
     keep_pitch: float = 1.3
     keep_floor: float = 0.3
+    # An end group of at most `stray_chars` characters that lies more than `stray_gap` pitches
+    # (the middle half's, `core_pitch`) from the rest is not rim text unless each of them was
+    # read with at least `stray_keep`: the rim's ends are where the strip runs on past it, onto
+    # the turned characters of the purpose line or the print in the gap (息南京市..., ...加油站事由).
+    stray_gap: float = 2.0
+    stray_max_gap: float = 4.0
+    stray_chars: int = 2
+    stray_keep: float = 0.9
     min_line_score: float = (
         0.5  # inner lines and codes below this confidence are dropped (PP-OCR's text_score)
     )
@@ -145,6 +154,48 @@ def trim_unsure_ends(line: Decoded, params: RepairParams = DEFAULT_REPAIR) -> De
     while stop > start and unsure(stop - 1, stop - 2):
         stop -= 1
     return line.part(start, stop)
+
+
+def _is_mark(char: str) -> bool:
+    return unicodedata.category(char) in LOOSE_PUNCTUATION
+
+
+def core_pitch(line: Decoded) -> float:
+    """The distance in steps between neighbouring characters over the middle half of the line
+    (marks left out), finer than the median of whole steps; 0 for too few characters."""
+    steps = [step for char, step in zip(line.chars, line.steps, strict=False) if not _is_mark(char)]
+    low, high = len(steps) // 4, (3 * len(steps)) // 4
+    if len(steps) < MIN_CORE_CHARS or high <= low:
+        return 0.0
+    return (steps[high] - steps[low]) / (high - low)
+
+
+def _stray_tail(line: Decoded, pitch: float, params: RepairParams) -> int:
+    """How many characters at the end of `line` are a stray group (see `RepairParams.stray_gap`)."""
+    kept = [i for i, char in enumerate(line.chars) if not _is_mark(char)]
+    for count in range(min(params.stray_chars, len(kept) - 1), 0, -1):
+        first = kept[-count]
+        gap = (line.steps[first] - line.steps[first - 1]) / pitch  # a mark read in it breaks it
+        unsure = min(line.probs[i] for i in kept[-count:]) < params.stray_keep
+        if unsure and params.stray_gap < gap <= params.stray_max_gap:
+            return len(line.chars) - first
+    return 0
+
+
+def _reversed(line: Decoded) -> Decoded:
+    """`line` back to front, steps mirrored, so that its start can be judged as an end."""
+    last = line.steps[-1] if line.steps else 0
+    return Decoded(line.chars[::-1], line.probs[::-1], tuple(last - s for s in line.steps[::-1]), line.length)
+
+
+def trim_stray_ends(line: Decoded, params: RepairParams = DEFAULT_REPAIR) -> Decoded:
+    """`line` without a stray group of characters at either end (`RepairParams.stray_gap`)."""
+    pitch = core_pitch(line) if line.steps else 0.0
+    if pitch <= 0:
+        return line
+    start = _stray_tail(_reversed(line), pitch, params)
+    stop = len(line.chars) - _stray_tail(line, pitch, params)
+    return line.part(start, stop) if (start, stop) != (0, len(line.chars)) else line
 
 
 def _not_rim_start(char: str) -> bool:
@@ -210,8 +261,10 @@ def without_inner_marks(line: Decoded) -> Decoded:
 
 
 def trim_rim_ends(line: Decoded, params: RepairParams = DEFAULT_REPAIR) -> Decoded:
-    """The rim without what is not rim text at its ends: unsure characters and code digits,
-    trimmed in turn until neither finds more (an unsure mark may hide a digit, and back)."""
+    """The rim without what is not rim text at its ends: a stray group once, then unsure
+    characters and code digits, trimmed in turn until neither finds more (an unsure mark may
+    hide a digit, and back)."""
+    line = trim_stray_ends(line, params)
     while True:
         trimmed = trim_code_ends(trim_unsure_ends(line, params))
         if trimmed == line:

@@ -1,0 +1,127 @@
+"""Real seals made harder: the tuning part of seals-dev under the changes real documents bring.
+
+Generated pages flatter the pipeline, and seals-dev has few real seals. Each seal of it seen
+again smaller, turned, under a colour cast, as a grey photocopy, as a coarse JPEG or out of
+focus is still a real seal, with real ink, real print across it and a real font, so a seal
+that reads right as taken but not so changed shows where the pipeline is brittle on real
+images. The truth moves with the image: boxes are scaled, or turned as the ellipse inscribed
+in them turns (seals are round or oval), so the scorer still matches seals by overlap.
+
+Only the tuning part is ever perturbed: the held-out part stays for reporting.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
+
+import cv2
+import numpy as np
+from imgproc.imaging import decode_rgb
+
+from evaluation.seal.dataset import Box, TruthPage
+
+Change = Callable[[np.ndarray], np.ndarray]
+Place = Callable[[Box], Box]
+
+SMALL_SCALE = 0.5  # a low-resolution scan: seals of about 100-150 px
+TURN_DEGREES = 10.0  # a page photographed or scanned askew
+# R, G, B gains of a phone photo under cold light; none above 1, since a channel pushed past
+# white loses the paper level that white balance needs (an overexposed photo, another matter)
+COLD_CAST = (0.78, 0.90, 1.0)
+JPEG_QUALITY = 30  # a page that was mailed and re-saved
+BLUR_SIGMA = 1.4  # a phone photo slightly out of focus
+
+
+def _scaled(rgb: np.ndarray) -> np.ndarray:
+    height, width = rgb.shape[:2]
+    size = (max(1, round(width * SMALL_SCALE)), max(1, round(height * SMALL_SCALE)))
+    return cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)
+
+
+def _scaled_box(box: Box) -> Box:
+    x0, y0, x1, y1 = (round(v * SMALL_SCALE) for v in box)
+    return x0, y0, x1, y1
+
+
+def _turn_matrix(width: int, height: int) -> tuple[np.ndarray, int, int]:
+    """The affine map that turns the page by `TURN_DEGREES` on a canvas that holds it all."""
+    matrix = cv2.getRotationMatrix2D((width / 2, height / 2), TURN_DEGREES, 1.0)
+    cos, sin = abs(matrix[0, 0]), abs(matrix[0, 1])
+    new_width, new_height = math.ceil(width * cos + height * sin), math.ceil(width * sin + height * cos)
+    matrix[0, 2] += new_width / 2 - width / 2
+    matrix[1, 2] += new_height / 2 - height / 2
+    return matrix, new_width, new_height
+
+
+def _turned(rgb: np.ndarray) -> np.ndarray:
+    height, width = rgb.shape[:2]
+    matrix, new_width, new_height = _turn_matrix(width, height)
+    paper = tuple(int(v) for v in np.median(rgb.reshape(-1, 3), axis=0))
+    return cv2.warpAffine(rgb, matrix, (new_width, new_height), flags=cv2.INTER_LINEAR, borderValue=paper)
+
+
+def _turned_box(size: tuple[int, int]) -> Place:
+    """Where a box's inscribed ellipse lies once the page of `size` (width, height) is turned."""
+    matrix, _, _ = _turn_matrix(*size)
+    angle = math.radians(TURN_DEGREES)
+
+    def place(box: Box) -> Box:
+        x0, y0, x1, y1 = box
+        cx, cy = matrix @ np.array([(x0 + x1) / 2, (y0 + y1) / 2, 1.0])
+        a, b = (x1 - x0) / 2, (y1 - y0) / 2
+        half_w = math.hypot(a * math.cos(angle), b * math.sin(angle))
+        half_h = math.hypot(a * math.sin(angle), b * math.cos(angle))
+        return round(cx - half_w), round(cy - half_h), round(cx + half_w), round(cy + half_h)
+
+    return place
+
+
+def _cast(rgb: np.ndarray) -> np.ndarray:
+    return np.clip(rgb.astype(np.float32) * np.array(COLD_CAST, np.float32), 0, 255).astype(np.uint8)
+
+
+def _grey(rgb: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY), cv2.COLOR_GRAY2RGB)
+
+
+def _jpeg(rgb: np.ndarray) -> np.ndarray:
+    encoded = cv2.imencode(".jpg", rgb[:, :, ::-1], [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])[1]
+    return cv2.imdecode(encoded, cv2.IMREAD_COLOR)[:, :, ::-1]
+
+
+def _blurred(rgb: np.ndarray) -> np.ndarray:
+    return cv2.GaussianBlur(rgb, (0, 0), BLUR_SIGMA)
+
+
+def _same(box: Box) -> Box:
+    return box
+
+
+# name -> (what it does to the image, where a box of an image of (width, height) goes)
+PERTURBATIONS: dict[str, tuple[Change, Callable[[tuple[int, int]], Place]]] = {
+    "small": (_scaled, lambda _size: _scaled_box),
+    "turned": (_turned, _turned_box),
+    "cast": (_cast, lambda _size: _same),
+    "grey": (_grey, lambda _size: _same),
+    "jpeg": (_jpeg, lambda _size: _same),
+    "blur": (_blurred, lambda _size: _same),
+}
+
+
+def perturbed(page: TruthPage, name: str) -> TruthPage:
+    """`page` with the named perturbation applied to its image and its truth (PNG)."""
+    change, placing = PERTURBATIONS[name]
+    rgb = decode_rgb(page.image)
+    place = placing((rgb.shape[1], rgb.shape[0]))
+    encoded = cv2.imencode(".png", cv2.cvtColor(change(rgb), cv2.COLOR_RGB2BGR))[1].tobytes()
+    seals = tuple(replace(seal, box=place(seal.box)) for seal in page.seals)
+    ignore = tuple(place(box) for box in page.ignore)
+    return replace(page, name=f"{page.name} {name}", image=encoded, seals=seals, ignore=ignore)
+
+
+def perturbed_pages(pages: Iterable[TruthPage], name: str) -> Iterator[TruthPage]:
+    """Each page under the named perturbation."""
+    for page in pages:
+        yield perturbed(page, name)
