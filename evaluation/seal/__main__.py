@@ -90,11 +90,12 @@ def main() -> None:
     args = parser.parse_args()
     overrides = dict(item.split("=", 1) for item in args.set)
     seal = InProcessSeal(threads=args.threads, config=with_overrides(DEFAULT_CONFIG, overrides))
-    tuning = [p for p in seals_dev_pages(frozenset({TUNING})) if not args.only or p.name in args.only]
-    _report("seals-dev tuning", *_run(seal, _with_blanked(tuning)), args.verbose)
-    for name in PERTURBATIONS if args.perturb == [] else args.perturb or ():
-        harder = perturbed_pages(_with_blanked(tuning), name)
-        _report(f"seals-dev tuning, {name}", *_run(seal, harder), args.verbose)
+    chosen = (p for p in seals_dev_pages(frozenset({TUNING})) if not args.only or p.name in args.only)
+    tuning = list(_with_blanked(chosen))  # built once: every perturbation starts from it
+    _report("seals-dev tuning", *_run(seal, tuning), args.verbose)
+    perturbations = list(PERTURBATIONS) if args.perturb == [] else args.perturb or []
+    for name in perturbations:
+        _report(f"seals-dev tuning, {name}", *_run(seal, perturbed_pages(tuning, name)), args.verbose)
     if args.heldout:
         _report(
             "seals-dev HELD-OUT", *_run(seal, _with_blanked(seals_dev_pages(frozenset({HELDOUT})))), False

@@ -22,8 +22,9 @@ from imgproc.imaging import decode_rgb
 
 from evaluation.seal.dataset import Box, TruthPage
 
-Change = Callable[[np.ndarray], np.ndarray]
 Place = Callable[[Box], Box]
+# A perturbation: the changed image, and where a box of the original lies on it.
+Perturbation = Callable[[np.ndarray], tuple[np.ndarray, Place]]
 
 SMALL_SCALE = 0.5  # a low-resolution scan: seals of about 100-150 px
 TURN_DEGREES = 10.0  # a page photographed or scanned askew
@@ -34,37 +35,28 @@ JPEG_QUALITY = 30  # a page that was mailed and re-saved
 BLUR_SIGMA = 1.4  # a phone photo slightly out of focus
 
 
-def _scaled(rgb: np.ndarray) -> np.ndarray:
-    height, width = rgb.shape[:2]
-    size = (max(1, round(width * SMALL_SCALE)), max(1, round(height * SMALL_SCALE)))
-    return cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)
-
-
 def _scaled_box(box: Box) -> Box:
     x0, y0, x1, y1 = (round(v * SMALL_SCALE) for v in box)
     return x0, y0, x1, y1
 
 
-def _turn_matrix(width: int, height: int) -> tuple[np.ndarray, int, int]:
-    """The affine map that turns the page by `TURN_DEGREES` on a canvas that holds it all."""
+def _small(rgb: np.ndarray) -> tuple[np.ndarray, Place]:
+    height, width = rgb.shape[:2]
+    size = (max(1, round(width * SMALL_SCALE)), max(1, round(height * SMALL_SCALE)))
+    return cv2.resize(rgb, size, interpolation=cv2.INTER_AREA), _scaled_box
+
+
+def _turned(rgb: np.ndarray) -> tuple[np.ndarray, Place]:
+    """The page turned by `TURN_DEGREES` on a canvas that holds it all, paper around it; a box
+    goes where the ellipse inscribed in it lands (seals are round or oval)."""
+    height, width = rgb.shape[:2]
     matrix = cv2.getRotationMatrix2D((width / 2, height / 2), TURN_DEGREES, 1.0)
     cos, sin = abs(matrix[0, 0]), abs(matrix[0, 1])
     new_width, new_height = math.ceil(width * cos + height * sin), math.ceil(width * sin + height * cos)
     matrix[0, 2] += new_width / 2 - width / 2
     matrix[1, 2] += new_height / 2 - height / 2
-    return matrix, new_width, new_height
-
-
-def _turned(rgb: np.ndarray) -> np.ndarray:
-    height, width = rgb.shape[:2]
-    matrix, new_width, new_height = _turn_matrix(width, height)
     paper = tuple(int(v) for v in np.median(rgb.reshape(-1, 3), axis=0))
-    return cv2.warpAffine(rgb, matrix, (new_width, new_height), flags=cv2.INTER_LINEAR, borderValue=paper)
-
-
-def _turned_box(size: tuple[int, int]) -> Place:
-    """Where a box's inscribed ellipse lies once the page of `size` (width, height) is turned."""
-    matrix, _, _ = _turn_matrix(*size)
+    turned = cv2.warpAffine(rgb, matrix, (new_width, new_height), flags=cv2.INTER_LINEAR, borderValue=paper)
     angle = math.radians(TURN_DEGREES)
 
     def place(box: Box) -> Box:
@@ -75,7 +67,16 @@ def _turned_box(size: tuple[int, int]) -> Place:
         half_h = math.hypot(a * math.sin(angle), b * math.cos(angle))
         return round(cx - half_w), round(cy - half_h), round(cx + half_w), round(cy + half_h)
 
-    return place
+    return turned, place
+
+
+def _same(box: Box) -> Box:
+    return box
+
+
+def _in_place(change: Callable[[np.ndarray], np.ndarray]) -> Perturbation:
+    """A perturbation that changes pixels only: every box stays where it is."""
+    return lambda rgb: (change(rgb), _same)
 
 
 def _cast(rgb: np.ndarray) -> np.ndarray:
@@ -95,27 +96,20 @@ def _blurred(rgb: np.ndarray) -> np.ndarray:
     return cv2.GaussianBlur(rgb, (0, 0), BLUR_SIGMA)
 
 
-def _same(box: Box) -> Box:
-    return box
-
-
-# name -> (what it does to the image, where a box of an image of (width, height) goes)
-PERTURBATIONS: dict[str, tuple[Change, Callable[[tuple[int, int]], Place]]] = {
-    "small": (_scaled, lambda _size: _scaled_box),
-    "turned": (_turned, _turned_box),
-    "cast": (_cast, lambda _size: _same),
-    "grey": (_grey, lambda _size: _same),
-    "jpeg": (_jpeg, lambda _size: _same),
-    "blur": (_blurred, lambda _size: _same),
+PERTURBATIONS: dict[str, Perturbation] = {
+    "small": _small,
+    "turned": _turned,
+    "cast": _in_place(_cast),
+    "grey": _in_place(_grey),
+    "jpeg": _in_place(_jpeg),
+    "blur": _in_place(_blurred),
 }
 
 
 def perturbed(page: TruthPage, name: str) -> TruthPage:
     """`page` with the named perturbation applied to its image and its truth (PNG)."""
-    change, placing = PERTURBATIONS[name]
-    rgb = decode_rgb(page.image)
-    place = placing((rgb.shape[1], rgb.shape[0]))
-    encoded = cv2.imencode(".png", cv2.cvtColor(change(rgb), cv2.COLOR_RGB2BGR))[1].tobytes()
+    changed, place = PERTURBATIONS[name](decode_rgb(page.image))
+    encoded = cv2.imencode(".png", cv2.cvtColor(changed, cv2.COLOR_RGB2BGR))[1].tobytes()
     seals = tuple(replace(seal, box=place(seal.box)) for seal in page.seals)
     ignore = tuple(place(box) for box in page.ignore)
     return replace(page, name=f"{page.name} {name}", image=encoded, seals=seals, ignore=ignore)

@@ -157,6 +157,7 @@ def trim_unsure_ends(line: Decoded, params: RepairParams = DEFAULT_REPAIR) -> De
 
 
 def _is_mark(char: str) -> bool:
+    """Loose punctuation (`LOOSE_PUNCTUATION`): a dash, dot, comma or quotation mark."""
     return unicodedata.category(char) in LOOSE_PUNCTUATION
 
 
@@ -190,17 +191,16 @@ def _reversed(line: Decoded) -> Decoded:
 
 def trim_stray_ends(line: Decoded, params: RepairParams = DEFAULT_REPAIR) -> Decoded:
     """`line` without a stray group of characters at either end (`RepairParams.stray_gap`)."""
-    pitch = core_pitch(line) if line.steps else 0.0
+    pitch = core_pitch(line)  # 0 for a line without steps
     if pitch <= 0:
         return line
     start = _stray_tail(_reversed(line), pitch, params)
-    stop = len(line.chars) - _stray_tail(line, pitch, params)
-    return line.part(start, stop) if (start, stop) != (0, len(line.chars)) else line
+    return line.part(start, len(line.chars) - _stray_tail(line, pitch, params))
 
 
 def _not_rim_start(char: str) -> bool:
     """A code digit or loose punctuation: what a Chinese rim text never begins with."""
-    return (char.isascii() and char.isdigit()) or unicodedata.category(char) in LOOSE_PUNCTUATION
+    return (char.isascii() and char.isdigit()) or _is_mark(char)
 
 
 def _not_rim_end(char: str) -> bool:
@@ -228,7 +228,7 @@ def trim_code_ends(line: Decoded) -> Decoded:
 
 def _is_inner_mark(chars: tuple[str, ...], i: int) -> bool:
     return (
-        unicodedata.category(chars[i]) in LOOSE_PUNCTUATION
+        _is_mark(chars[i])
         and chars[i] not in NAME_MARKS
         and is_chinese(chars[i - 1])
         and is_chinese(chars[i + 1])
