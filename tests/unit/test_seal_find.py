@@ -92,6 +92,19 @@ def test_rules_are_found_but_not_the_flat_side_of_a_big_ring() -> None:
     assert not (rules & (ring > 0)).any()
 
 
+def test_a_double_rule_under_an_invoice_title_is_a_rule_and_the_seal_on_it_is_found() -> None:
+    image = page(1400, 900)
+    for x in range(300, 1100, 20):  # strokes of title characters standing on the double rule
+        cv2.line(image, (x, 60), (x, 119), BROWN, 3)
+    for y in (120, 130):
+        cv2.line(image, (250, y), (1150, y), BROWN, 2)
+    cv2.line(image, (100, 600), (1300, 600), BROWN, 2)  # a table rule, far from the seal
+    stamp(image, (700, 110), (110, 70), ring=4)  # a supervision seal over title and rule
+    rules = rule_pixels(to_hsv(image)[..., 1] > 100)
+    assert rules[120, 300:1100:50].all() and rules[130, 300:1100:50].all()
+    assert centres(image) == [pytest.approx((700, 110), abs=5)]
+
+
 def test_a_large_rectangle_whole_inside_the_page_is_a_form_not_a_seal() -> None:
     image = page(1400, 1000)
     cv2.rectangle(image, (80, 200), (1320, 800), BROWN, 3)

@@ -33,8 +33,9 @@ class RuleParams:
     shrink: int = 4  # the mask is searched this many times smaller (a skewed line looks straight)
     # Rows (columns) a line may drift across its length at the small scale: 3 in 80 is ~2 degrees.
     skew_px: int = 3
-    # A run is a rule when this share of its ink lies within `straightness_px` (small scale) of
-    # one line: a rule is straight even in a photo, while a big ring's flattest arc bends away.
+    # A run is a rule when this share of its middle line (the centres of its ink across it) lies
+    # within `straightness_px` (small scale) of one straight line: a rule, single or double, is
+    # straight even in a photo, while a big ring's flattest arc bends away.
     straight_percentile: float = 75.0
     straightness_px: float = 1.5
     fit_points: int = 400  # a line is fitted on at most this many of its pixels (evenly spread)
@@ -93,24 +94,33 @@ def _segment(points: np.ndarray, params: RuleParams) -> Segment | None:
     return (int(x0), int(y0)), (int(x1), int(y1)), width
 
 
-def _straight(component: np.ndarray, small: np.ndarray, params: RuleParams) -> bool:
-    """Whether most of a run's ink (small scale) lies within `straightness_px` of one line."""
-    ys, xs = np.nonzero(component & small)
-    if len(xs) < 2:
+def _straight(component: np.ndarray, small: np.ndarray, horizontal: bool, params: RuleParams) -> bool:
+    """Whether a run's middle line (small scale) is straight: most of the centres of its ink
+    across the run, one per step along it, lie within `straightness_px` of one line. Centres,
+    not the ink itself, so a double rule (two lines a few pixels apart, as under an invoice's
+    title) counts as straight as a single one, while a ring's flattest arc still bends away."""
+    ink = component & small
+    if not horizontal:
+        ink = ink.T
+    steps = np.nonzero(ink.any(axis=0))[0]
+    if len(steps) < 2:
         return False
-    return float(
-        np.percentile(np.abs(_line(np.stack([xs, ys], axis=1), params)[2]), params.straight_percentile)
-    ) <= (params.straightness_px)
+    rows = np.arange(ink.shape[0], dtype=np.float64)[:, None]
+    centres = (ink[:, steps] * rows).sum(axis=0) / ink[:, steps].sum(axis=0)
+    off = _line(np.stack([steps, centres], axis=1), params)[2]
+    return float(np.percentile(np.abs(off), params.straight_percentile)) <= params.straightness_px
 
 
-def _rules_in(small: np.ndarray, runs: np.ndarray, mask: np.ndarray, params: RuleParams) -> list[Segment]:
+def _rules_in(
+    small: np.ndarray, runs: np.ndarray, mask: np.ndarray, horizontal: bool, params: RuleParams
+) -> list[Segment]:
     """The straight runs among `runs` (small scale), as segments of `mask`'s ink at its own size."""
     count, labels, boxes, _ = cv2.connectedComponentsWithStats(runs.astype(np.uint8))
     found = []
     for label in range(1, count):
         x, y, w, h = (int(v) for v in boxes[label, :4])
         component = labels[y : y + h, x : x + w] == label
-        if not _straight(component, small[y : y + h, x : x + w], params):
+        if not _straight(component, small[y : y + h, x : x + w], horizontal, params):
             continue
         f = params.shrink
         window = mask[y * f : (y + h) * f, x * f : (x + w) * f]
@@ -132,6 +142,6 @@ def rule_pixels(mask: np.ndarray, params: RuleParams = DEFAULT_RULES) -> np.ndar
     drawn = np.zeros(mask.shape, np.uint8)
     for horizontal in (True, False):
         runs = _long_runs(small, length, params.skew_px, horizontal)
-        for end0, end1, width in _rules_in(small, runs, mask, params) if runs.any() else []:
+        for end0, end1, width in _rules_in(small, runs, mask, horizontal, params) if runs.any() else []:
             cv2.line(drawn, end0, end1, 1, width)
     return (drawn > 0) & mask
