@@ -17,6 +17,15 @@ def test_dotted_names_set_nested_fields_of_the_right_type() -> None:
     assert DEFAULT_CONFIG.locate.angular_pad != 0.6  # the default is not changed
 
 
+def test_a_tuple_of_numbers_is_set_as_numbers() -> None:
+    config = with_overrides(
+        DEFAULT_CONFIG, {"find.stroke_checks": "0.1, 0.3", "classical.layout.profile_rows": "0.1,0.5"}
+    )
+    assert config.find.stroke_checks == (0.1, 0.3) and config.classical.layout.profile_rows == (0.1, 0.5)
+    with pytest.raises(ValueError, match="find.stroke_checks"):
+        with_overrides(DEFAULT_CONFIG, {"find.stroke_checks": "0.1, thin"})
+
+
 @pytest.mark.parametrize(
     ("name", "value", "message"),
     [

@@ -61,7 +61,9 @@ def _parsed(current: Any, text: str) -> Any:
             raise ValueError(f"expected true or false, got {text!r}")
         return text.lower() == "true"
     if isinstance(current, tuple):
-        return tuple(part.strip() for part in text.split(",") if part.strip())
+        # Items take the type of the default's (a tuple of floats stays floats); names are text.
+        item = type(current[0]) if current else str
+        return tuple(item(part.strip()) for part in text.split(",") if part.strip())
     return type(current)(text)
 
 
