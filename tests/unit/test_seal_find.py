@@ -121,6 +121,31 @@ def test_a_seal_under_a_big_red_title_is_found() -> None:
     assert centres(image) == [pytest.approx((700, 200), abs=6)]
 
 
+def blurred_supervision_seal(image: np.ndarray, centre: tuple[int, int], axes: tuple[int, int]) -> None:
+    """An invoice supervision seal as a blurred photo shows it: the ring and its tightly set
+    rim characters run together into one band about a quarter of the short semi-axis deep,
+    broken only by the narrow gaps between characters."""
+    a, b = axes
+    depth = round(0.18 * b)
+    inner = (a - depth // 2, b - depth // 2)
+    cv2.ellipse(image, centre, inner, 0, 180, 360, RED, depth)  # the rim over the top
+    cv2.ellipse(image, centre, inner, 0, 20, 160, RED, depth)  # the line along the bottom
+    cv2.ellipse(image, centre, axes, 0, 0, 360, RED, 3)
+    for t in np.linspace(0, 2 * np.pi, 28, endpoint=False):  # gaps between characters
+        unit = np.array([np.cos(t), np.sin(t)]) * np.array([a, b])
+        ends = [tuple(int(v) for v in np.array(centre) + unit * k) for k in (0.7, 0.96)]
+        cv2.line(image, ends[0], ends[1], WHITE, 2)
+    cv2.putText(image, "SH", (centre[0] - 22, centre[1] + 8), cv2.FONT_HERSHEY_SIMPLEX, 0.9, RED, 2)
+
+
+def test_a_blurred_seal_whose_rim_text_runs_into_its_ring_is_found_but_a_bold_red_o_is_not() -> None:
+    image = page(1400, 900)
+    blurred_supervision_seal(image, (500, 300), (90, 60))
+    cv2.ellipse(image, (1000, 300), (70, 60), 0, 0, 360, RED, 30)  # a bold O: solid 0.5 deep
+    image = cv2.GaussianBlur(image, (0, 0), 1.5)
+    assert centres(image) == [pytest.approx((500, 300), abs=5)]
+
+
 def test_a_close_up_of_a_seal_cut_on_every_side_is_found() -> None:
     image = page(600, 600)
     stamp(image, (300, 300), (320, 320), ring=10)  # about half the ring is in the image

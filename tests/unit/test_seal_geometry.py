@@ -107,13 +107,13 @@ def test_a_seal_with_a_broken_ring_is_found_by_the_wide_pass() -> None:
 @pytest.mark.skipif(not Path(SERIF_CJK[0]).is_file(), reason="fonts-noto-cjk not installed")
 def test_a_big_red_printed_character_is_not_a_seal_in_the_wide_pass() -> None:
     # 伍 (five, as amounts are written on invoices) in red, 75 px: the wide closing fills it
-    # into a disc with a ring-like outline, which only its size rules out (absolute, in closing
-    # widths, and relative to the page: a seal is 0.1-0.15 of a page's long side).
+    # into a disc with a ring-like outline, which only its size rules out (absolute, in pixels
+    # and in closing widths, and relative to the page: a seal is 0.1-0.15 of a page's long side).
     image = Image.new("RGB", (1200, 900), "white")
     ImageDraw.Draw(image).text((500, 400), "伍", fill=(200, 90, 60), font=truetype(SERIF_CJK, 75))
     pixels = np.asarray(image)
     assert find_seals(pixels) == []
-    without_guards = replace(DEFAULT_FIND, wide_min_widths=0.0, min_page_share=0.0)
+    without_guards = replace(DEFAULT_FIND, wide_min_widths=0.0, min_page_share=0.0, min_size_px=0)
     assert find_seals(pixels, params=without_guards) != []  # the guards decide
 
 

@@ -93,7 +93,7 @@ def _from_points(
     boxy = False
     for fit, iou in plain_fits(points, blob > 0, corner, ink.ink.shape):
         if iou < params.min_shape_iou or not plausible_size(fit, ink.ink.shape, params):
-            continue
+            continue  # saves the refit; `accept` checks the size of the refitted shape again
         boxy |= fit.shape is Shape.RECT
         if fit.shape is not Shape.RECT:
             fit = fit_ellipse(points, ink.thick, params.fit)
@@ -116,11 +116,7 @@ def _robust(
     if fit is None:
         return None
     fit = refit(fit, points, params.fit)
-    return (
-        accept(fit, ink.ink, ink.thick, params, robust=True)
-        if plausible_size(fit, ink.ink.shape, params)
-        else None
-    )
+    return accept(fit, ink.ink, ink.thick, params, robust=True)
 
 
 def _blob(contour: np.ndarray, shape: tuple[int, ...], margin: int) -> tuple[np.ndarray, np.ndarray]:

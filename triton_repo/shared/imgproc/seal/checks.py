@@ -110,6 +110,8 @@ def accept(
     """The seal `fit` outlines when its ink passes every check, else None. `thick` is the ink
     grown slightly, so that speckled, faint rings read as continuous."""
     height, width = ink.shape
+    if not plausible_size(fit, ink.shape, params):  # a refit can shrink onto one character
+        return None
     needed = needed_coverage(fit, robust, params)
     region = SealRegion(
         shape_name(fit, params), fit.center, fit.axes, fit.angle_deg, box_of(fit, width, height), False, 0.0

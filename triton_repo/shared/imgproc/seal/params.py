@@ -62,7 +62,10 @@ class FindParams:
     min_ellipse_coverage: float = 0.9
     min_rect_coverage: float = 0.9
     border_band_fraction: float = 0.12  # of the short semi-axis, searched inwards for the ring
-    stroke_checks: tuple[float, ...] = (0.15, 0.25)  # insets where a seal's ring has ended...
+    # Insets (of the short semi-axis) where a seal's ring has ended... The deepest is where a
+    # small, blurred seal's ring and tightly set rim text, run together, have ended too (an
+    # invoice supervision seal in a phone photo: solid to about 0.25).
+    stroke_checks: tuple[float, ...] = (0.15, 0.25, 0.3)
     solid_stroke: float = 0.65  # ...so at least one of them is inked less than this
     border_samples: int = 360
     # Of the outline that must lie inside the image: a close-up of a seal cut on every side
