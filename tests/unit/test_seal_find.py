@@ -81,6 +81,18 @@ def test_a_seal_stamped_across_the_rules_of_an_invoice_table_is_found() -> None:
     assert find_seals(image, params=no_cut) == []  # one blob with the table otherwise
 
 
+def test_a_seal_on_the_table_of_a_page_photographed_askew_is_found() -> None:
+    image = page(1400, 900)
+    invoice_table(image, [100, 300, 520, 700, 850], 60, 1340)
+    stamp(image, (1000, 560), (150, 110))
+    turn = cv2.getRotationMatrix2D((700, 450), 7.0, 1.0)  # the page 7 degrees askew
+    askew = cv2.warpAffine(image, turn, (1400, 900), borderValue=WHITE)
+    centre = turn @ np.array([1000, 560, 1.0])
+    assert centres(askew) == [pytest.approx(tuple(centre), abs=6)]
+    level = replace(DEFAULT_FIND, rules=replace(DEFAULT_FIND.rules, turns=()), robust=False)
+    assert find_seals(askew, params=level) == []  # one blob with the turned table otherwise
+
+
 def test_rules_are_found_but_not_the_flat_side_of_a_big_ring() -> None:
     mask = np.zeros((800, 1200), bool)
     mask[400:403, 50:1150] = True  # a rule

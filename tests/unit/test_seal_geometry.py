@@ -228,7 +228,10 @@ def test_a_seal_touching_a_red_letterhead_title_is_found() -> None:
         truth_page = generate_page(rng, int(rng.integers(1, 4)), style="plain")
     (truth,) = truth_page.seals
     rgb = decode_rgb(truth_page.image_bytes)
-    without = replace(DEFAULT_FIND, tight_close=1.0, robust=False)  # the first pass again: adds nothing
+    # The first pass again, and rules sought only level: adds nothing (the page is turned a
+    # little, and its turned red rule cut out is another way to free the seal).
+    level = replace(DEFAULT_FIND.rules, turns=())
+    without = replace(DEFAULT_FIND, tight_close=1.0, robust=False, rules=level)
     assert not [r for r in find_seals(rgb, params=without) if box_iou(r.box, truth.box) >= MATCH_IOU]
     assert [r.shape for r in find_seals(rgb) if box_iou(r.box, truth.box) >= MATCH_IOU] == ["round"]
 

@@ -47,6 +47,13 @@ class RuleParams:
     # ...and a rule is at most this share of the long side wide: a line of big title characters
     # shrinks to a straight bar too, but is much thicker than any printed rule.
     max_width: float = 0.012
+    # A page without level rules may be turned: they are then sought this many degrees off
+    # level. Each search allows `skew_px` of drift (about 2 degrees), so steps of 4 cover a
+    # page up to 10 off.
+    turns: tuple[float, ...] = (-4.0, 4.0, -8.0, 8.0)
+    # ...where a rule must be at least this long: the straight strokes of a seal's own lines,
+    # on a small image, pass for rules at some turn; a turned form's rules are far longer.
+    turned_min_length_px: int = 240
 
 
 DEFAULT_RULES = RuleParams()
@@ -132,16 +139,51 @@ def _rules_in(
     return found
 
 
-def rule_pixels(mask: np.ndarray, params: RuleParams = DEFAULT_RULES) -> np.ndarray:
-    """Boolean mask of the pixels of `mask` that lie on long, straight, thin printed rules."""
+def _segments(mask: np.ndarray, params: RuleParams, min_px: int) -> list[Segment]:
+    """The rules of `mask` (at least `params.min_length` of its long side and `min_px` long)
+    that run nearly along its rows or its columns."""
     small = _shrunk(mask, params.shrink)
     # Along the image border a ring cut by it is as straight as the border: no rule is sought there.
     edge = params.border_px
     small[:edge], small[-edge:], small[:, :edge], small[:, -edge:] = False, False, False, False
-    length = max(params.min_length_px // params.shrink, round(params.min_length * max(small.shape)))
-    drawn = np.zeros(mask.shape, np.uint8)
+    length = max(min_px // params.shrink, round(params.min_length * max(small.shape)))
+    found = []
     for horizontal in (True, False):
         runs = _long_runs(small, length, params.skew_px, horizontal)
-        for end0, end1, width in _rules_in(small, runs, mask, horizontal, params) if runs.any() else []:
-            cv2.line(drawn, end0, end1, 1, width)
+        found += _rules_in(small, runs, mask, horizontal, params) if runs.any() else []
+    return found
+
+
+def _turned_segments(mask: np.ndarray, degrees: float, params: RuleParams) -> list[Segment]:
+    """The rules of `mask` that run nearly `degrees` off its rows or columns: sought in the
+    mask turned back by that much, on a canvas that holds it all, and turned again."""
+    height, width = mask.shape
+    turn = cv2.getRotationMatrix2D((width / 2.0, height / 2.0), degrees, 1.0)
+    cos, sin = abs(turn[0, 0]), abs(turn[0, 1])
+    size = (int(np.ceil(width * cos + height * sin)), int(np.ceil(width * sin + height * cos)))
+    turn[:, 2] += ((size[0] - width) / 2.0, (size[1] - height) / 2.0)
+    turned = cv2.warpAffine(mask.astype(np.uint8), turn, size, flags=cv2.INTER_NEAREST) > 0
+    back = cv2.invertAffineTransform(turn)
+    segments = []
+    for end0, end1, thickness in _segments(turned, params, params.turned_min_length_px):
+        (x0, y0), (x1, y1) = (back @ np.array([x, y, 1.0]) for x, y in (end0, end1))
+        segments.append(((round(x0), round(y0)), (round(x1), round(y1)), thickness))
+    return segments
+
+
+def _total_length(segments: list[Segment]) -> float:
+    return float(sum(np.hypot(b[0] - a[0], b[1] - a[1]) for a, b, _ in segments))
+
+
+def rule_pixels(mask: np.ndarray, params: RuleParams = DEFAULT_RULES) -> np.ndarray:
+    """Boolean mask of the pixels of `mask` that lie on long, straight, thin printed rules:
+    level ones, or on a page without any, those of the one turn in `params.turns` along which
+    the most rule length runs (a page photographed askew is askew as a whole; two searches that
+    both catch the same skewed rule would cut it twice, a little apart)."""
+    found = _segments(mask, params, params.min_length_px)
+    if not found:
+        found = max((_turned_segments(mask, d, params) for d in params.turns), key=_total_length, default=[])
+    drawn = np.zeros(mask.shape, np.uint8)
+    for end0, end1, thickness in found:
+        cv2.line(drawn, end0, end1, 1, thickness)
     return (drawn > 0) & mask
