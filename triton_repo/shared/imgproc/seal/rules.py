@@ -1,4 +1,5 @@
-"""Printed rules in a red-ink mask: long, thin, straight lines, nearly horizontal or vertical.
+"""Printed rules in a red-ink mask: long, thin, straight lines, nearly horizontal or vertical,
+or, on a page photographed askew, nearly so once the page is turned back.
 
 Invoice forms are printed in a red-brown the ink mask cannot always tell from a seal's red,
 and their table rules run through the seals stamped on them; closing the mask then joins a
@@ -6,10 +7,13 @@ seal to the whole table, and no shape fits the blob. A seal has no straight stre
 near as long as a rule across the page, so rules are sought as long runs: the mask is shrunk
 (a slightly skewed thin line becomes a straight band a few pixels high), grown across the
 line's direction by the skew allowed, and opened with a long line. A run is a rule when its
-ink lies along one straight line (the flat side of a ring that fills the image does not) and
-it is thin (a line of big title characters is not); the rule is then drawn back at the mask's
-own size as just that line, as thick as its ink, so that a seal it crosses loses only the
-line's width, which closing bridges again. `blobs` cuts the rules out of a blob no shape fits.
+middle line is straight (the flat side of a ring that fills the image is not; a double rule
+is) and it is thin (a line of big title characters is not); the rule is then drawn back at
+the mask's own size as just that line, as thick as its ink, so that a seal it crosses loses
+only the line's width, which closing bridges again. A page with no level rule is searched
+again turned a few degrees either way, on a canvas that holds it all; the page's own border,
+where a ring cut by it is straight, is then off the searched directions. `blobs` cuts the
+rules out of a blob no shape fits.
 """
 
 from __future__ import annotations
