@@ -237,6 +237,24 @@ def test_a_seal_touching_a_red_letterhead_title_is_found() -> None:
 
 
 @needs_fonts
+def test_a_form_photographed_to_the_image_edge_is_no_seal_and_hides_none() -> None:
+    """Dev seed 8000, page 12: an invoice photographed on a brown table, its shadowed paper edge
+    running to the image's right edge. That edge outlines a large rectangle 97% inside the
+    image: the form, not a seal, and the three seals on it are found."""
+    from evaluation.seal.dataset import box_iou, generated_pages
+    from evaluation.seal.scoring import MATCH_IOU
+
+    *_, page = generated_pages(8000, 13, 0)
+    rgb = decode_rgb(page.image)
+    found = find_seals(rgb)
+    assert Shape.RECT not in [r.shape for r in found]
+    assert all(any(box_iou(r.box, seal.box) >= MATCH_IOU for r in found) for seal in page.seals)
+    assert len(page.seals) == 3
+    only_whole = replace(DEFAULT_FIND, whole_visible=1.0)  # a frame must lie wholly inside
+    assert [r.shape for r in find_seals(rgb, params=only_whole)] == [Shape.RECT]  # and hides them
+
+
+@needs_fonts
 def test_generated_seal_reads_upright_from_its_top() -> None:
     from evaluation.seal.generator import generate_page
 

@@ -91,11 +91,11 @@ def plausible_size(fit: Fit, page: tuple[int, ...], params: FindParams) -> bool:
 
 
 def _form_frame(fit: Fit, fill: float, visible: float, page: tuple[int, ...], params: FindParams) -> bool:
-    """Whether a rectangle is a form's frame (a table): large, and whole inside the page or
-    holding little ink. A rectangular seal that large is a close-up, which runs off the image
+    """Whether a rectangle is a form's frame (a table): large, and (all but) whole inside the
+    page or holding little ink. A rectangular seal that large is a close-up, which runs off the image
     and is filled with its big characters."""
     large = fit.shape is Shape.RECT and 2.0 * fit.axes[0] > params.max_whole_rect_share * max(page)
-    return large and (visible == 1.0 or fill < params.min_large_rect_fill)
+    return large and (visible >= params.whole_visible or fill < params.min_large_rect_fill)
 
 
 def needed_coverage(fit: Fit, robust: bool, params: FindParams) -> float:

@@ -43,6 +43,9 @@ class FindParams:
     # A rectangle longer than this share of the page's long side and whole inside it is a
     # form's frame (a table); rectangular seals on a page are under 0.3 of it.
     max_whole_rect_share: float = 0.45
+    # "Whole inside": this share of its outline in the image at least. A form photographed to
+    # the image's edge grazes it; a close-up of a rectangular seal runs well off it.
+    whole_visible: float = 0.95
     # ...and so is one that large holding less ink than this (tables: under 0.04; seals hold
     # big characters).
     min_large_rect_fill: float = 0.05
