@@ -12,13 +12,13 @@ Only the tuning part is ever perturbed: the held-out part stays for reporting.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 
 import cv2
 import numpy as np
 from imgproc.imaging import decode_rgb
+from imgproc.seal.shapes import ellipse_extent, turn_matrix
 
 from evaluation.seal.dataset import Box, TruthPage
 
@@ -50,21 +50,14 @@ def _turned(rgb: np.ndarray) -> tuple[np.ndarray, Place]:
     """The page turned by `TURN_DEGREES` on a canvas that holds it all, paper around it; a box
     goes where the ellipse inscribed in it lands (seals are round or oval)."""
     height, width = rgb.shape[:2]
-    matrix = cv2.getRotationMatrix2D((width / 2, height / 2), TURN_DEGREES, 1.0)
-    cos, sin = abs(matrix[0, 0]), abs(matrix[0, 1])
-    new_width, new_height = math.ceil(width * cos + height * sin), math.ceil(width * sin + height * cos)
-    matrix[0, 2] += new_width / 2 - width / 2
-    matrix[1, 2] += new_height / 2 - height / 2
+    matrix, canvas = turn_matrix((width, height), -TURN_DEGREES)  # anticlockwise on screen
     paper = tuple(int(v) for v in np.median(rgb.reshape(-1, 3), axis=0))
-    turned = cv2.warpAffine(rgb, matrix, (new_width, new_height), flags=cv2.INTER_LINEAR, borderValue=paper)
-    angle = math.radians(TURN_DEGREES)
+    turned = cv2.warpAffine(rgb, matrix, canvas, flags=cv2.INTER_LINEAR, borderValue=paper)
 
     def place(box: Box) -> Box:
         x0, y0, x1, y1 = box
         cx, cy = matrix @ np.array([(x0 + x1) / 2, (y0 + y1) / 2, 1.0])
-        a, b = (x1 - x0) / 2, (y1 - y0) / 2
-        half_w = math.hypot(a * math.cos(angle), b * math.sin(angle))
-        half_h = math.hypot(a * math.sin(angle), b * math.cos(angle))
+        half_w, half_h = ellipse_extent(((x1 - x0) / 2, (y1 - y0) / 2), TURN_DEGREES)
         return round(cx - half_w), round(cy - half_h), round(cx + half_w), round(cy + half_h)
 
     return turned, place

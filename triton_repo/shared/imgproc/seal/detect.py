@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .shapes import SealRegion
+from .shapes import SealRegion, turn_matrix
 
 IMAGENET_MEAN = np.array([0.485, 0.456, 0.406], np.float32)  # PaddleX's NormalizeImage, BGR input
 IMAGENET_STD = np.array([0.229, 0.224, 0.225], np.float32)
@@ -42,17 +42,6 @@ def level_turn(region: SealRegion) -> float:
     return -((region.angle_deg + 90.0) % 180.0 - 90.0)
 
 
-def _turn_matrix(size: tuple[int, int], degrees: float) -> tuple[np.ndarray, tuple[int, int]]:
-    """Affine matrix turning an image of `size` (w, h) clockwise by `degrees` onto a canvas
-    that holds all of it, and that canvas's size."""
-    width, height = size
-    matrix = cv2.getRotationMatrix2D((width / 2.0, height / 2.0), -degrees, 1.0)
-    cos, sin = abs(matrix[0, 0]), abs(matrix[0, 1])
-    canvas = (int(np.ceil(width * cos + height * sin)), int(np.ceil(width * sin + height * cos)))
-    matrix[:, 2] += [(canvas[0] - width) / 2.0, (canvas[1] - height) / 2.0]
-    return matrix, canvas
-
-
 def _snapped(height: int, width: int, side: int) -> tuple[int, int]:
     ratio = side / min(height, width)
     return (
@@ -63,7 +52,7 @@ def _snapped(height: int, width: int, side: int) -> tuple[int, int]:
 
 def seal_det_input(bgr: np.ndarray, turn: float, params: DetParams = DEFAULT_DET) -> np.ndarray:
     """float32[1, 3, H, W] detector input of a BGR seal crop turned by `turn` degrees."""
-    matrix, canvas = _turn_matrix((bgr.shape[1], bgr.shape[0]), turn)
+    matrix, canvas = turn_matrix((bgr.shape[1], bgr.shape[0]), turn)
     turned = cv2.warpAffine(bgr, matrix, canvas, flags=cv2.INTER_LINEAR, borderValue=WHITE) if turn else bgr
     height, width = _snapped(turned.shape[0], turned.shape[1], params.side)
     scaled = cv2.resize(turned, (width, height)).astype(np.float32) * np.float32(1.0 / 255.0)
@@ -73,7 +62,7 @@ def seal_det_input(bgr: np.ndarray, turn: float, params: DetParams = DEFAULT_DET
 def text_map(output: np.ndarray, crop_shape: tuple[int, ...], turn: float) -> np.ndarray:
     """The detector's output as a float32 probability map over the (unturned) crop."""
     height, width = crop_shape[:2]
-    matrix, canvas = _turn_matrix((width, height), turn)
+    matrix, canvas = turn_matrix((width, height), turn)
     prob = cv2.resize(np.asarray(output, np.float32).reshape(output.shape[-2:]), canvas)
     if not turn:
         return prob

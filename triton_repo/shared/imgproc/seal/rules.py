@@ -23,6 +23,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .shapes import turn_matrix
+
 Segment = tuple[tuple[int, int], tuple[int, int], int]  # end, end, thickness (px)
 
 
@@ -161,11 +163,7 @@ def _segments(mask: np.ndarray, params: RuleParams, min_px: int) -> list[Segment
 def _turned_segments(mask: np.ndarray, degrees: float, params: RuleParams) -> list[Segment]:
     """The rules of `mask` that run nearly `degrees` off its rows or columns: sought in the
     mask turned back by that much, on a canvas that holds it all, and turned again."""
-    height, width = mask.shape
-    turn = cv2.getRotationMatrix2D((width / 2.0, height / 2.0), degrees, 1.0)
-    cos, sin = abs(turn[0, 0]), abs(turn[0, 1])
-    size = (int(np.ceil(width * cos + height * sin)), int(np.ceil(width * sin + height * cos)))
-    turn[:, 2] += ((size[0] - width) / 2.0, (size[1] - height) / 2.0)
+    turn, size = turn_matrix((mask.shape[1], mask.shape[0]), degrees)
     turned = cv2.warpAffine(mask.astype(np.uint8), turn, size, flags=cv2.INTER_NEAREST) > 0
     back = cv2.invertAffineTransform(turn)
     segments = []

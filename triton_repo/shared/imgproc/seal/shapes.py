@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+import cv2
 import numpy as np
 
 TWO_PI = 2.0 * np.pi
@@ -59,6 +60,26 @@ class SealRegion:
     def is_elliptic(self) -> bool:
         """True for round and oval seals, whose rim text is curved."""
         return self.shape.is_elliptic
+
+
+def turn_matrix(size: tuple[int, int], degrees: float) -> tuple[np.ndarray, tuple[int, int]]:
+    """Affine matrix turning an image of `size` (w, h) clockwise on screen by `degrees` onto a
+    canvas that holds all of it, and that canvas's size."""
+    width, height = size
+    matrix = cv2.getRotationMatrix2D((width / 2.0, height / 2.0), -degrees, 1.0)
+    cos, sin = abs(matrix[0, 0]), abs(matrix[0, 1])
+    canvas = (int(np.ceil(width * cos + height * sin)), int(np.ceil(width * sin + height * cos)))
+    matrix[:, 2] += [(canvas[0] - width) / 2.0, (canvas[1] - height) / 2.0]
+    return matrix, canvas
+
+
+def ellipse_extent(axes: tuple[float, float], angle_deg: float) -> tuple[float, float]:
+    """Half width and half height of the box around an ellipse of semi-axes `axes` turned by
+    `angle_deg`."""
+    theta = np.deg2rad(angle_deg)
+    cos, sin = abs(np.cos(theta)), abs(np.sin(theta))
+    a, b = axes
+    return float(np.hypot(a * cos, b * sin)), float(np.hypot(a * sin, b * cos))
 
 
 def rotation(angle_deg: float) -> np.ndarray:
