@@ -197,6 +197,14 @@ def test_an_oval_with_the_tax_bureau_line_inside_is_a_supervision_seal() -> None
     )
 
 
+def test_an_oval_whose_rim_reads_as_the_tax_bureau_line_is_a_supervision_seal() -> None:
+    """The invoice's title hides the rim, so the lower line, read turned, was taken for it."""
+    assert supervision_rim(Shape.OVAL, "国家税务总局监制", []) == "全国统一发票监制章"
+    assert supervision_rim(Shape.OVAL, "国国家税局监制", []) == "全国统一发票监制章"  # misread
+    assert supervision_rim(Shape.ROUND, "国家税务总局监制", []) == "国家税务总局监制"
+    assert supervision_rim(Shape.OVAL, "发票专用章", []) == "发票专用章"
+
+
 def test_an_oval_with_an_unread_rim_and_the_invoice_title_around_it_is_a_supervision_seal() -> None:
     title = [("值税普通之", 0.6), ("抵扣联", 0.9)]
     assert supervision_rim(Shape.OVAL, "普", [], title) == "全国统一发票监制章"

@@ -27,7 +27,15 @@ from .crop import SealCrop, cut_seal
 from .detect import level_turn, seal_det_input, text_map
 from .find import find_seals
 from .locate import locate
-from .read import best_index, best_orientation, dropped_windows, filled, step_px, with_other_readings
+from .read import (
+    best_index,
+    best_orientation,
+    dropped_windows,
+    end_windows,
+    filled,
+    step_px,
+    with_other_readings,
+)
 from .repair import Correct, Line, may_be_supervision, repair_rim, sorted_lines, supervision_rim
 from .shapes import SealRegion
 from .strips import SealStrips, Strip, located_strips
@@ -93,7 +101,8 @@ async def read_rim(
 ) -> Decoded | None:
     """The rim's reading: the best prior-weighted reading of any candidate by any recogniser
     that read it, with the other readings of its group as alternatives, skipped characters
-    filled in, then repaired; None for a seal without rim candidates."""
+    filled in (between characters, and a pitch past either end), then repaired; None for a
+    seal without rim candidates."""
     if not rim:
         return None
     images, priors = [strip.image for strip in rim], [strip.prior for strip in rim]
@@ -102,10 +111,13 @@ async def read_rim(
     index, best = max(pool, key=lambda item: priors[item[0]] * item[1].score)
     group = rim[index].group
     best = with_other_readings(best, [line for i, line in pool if rim[i].group == group and line is not best])
-    windows = dropped_windows(best, images[index], step_px(images[index], images), config.read)
+    px = step_px(images[index], images)
+    windows = dropped_windows(best, images[index], px, config.read)
+    ink = [strip.image for strip in rim if strip.group == group and strip.from_ink]
+    windows += end_windows(best, ink[0], px, config.read) if ink else []
     if windows:
         reads = await models.recognise(config.recognisers.first, [w.image for w in windows], 0)
-        best = filled(best, windows, reads, config.read)
+        best = filled(best, windows, reads)
     return repair_rim(best, correct, config.repair)
 
 

@@ -8,13 +8,13 @@ in colour, where the ink image can lose thin strokes; the reader keeps the surer
 the colour one's confidence weighed down a little (`StripParams.colour_prior`). Strips get a frame
 of white around them (the recogniser drops wide-spaced characters that touch the edges) and
 are narrowed (`squeeze`): unwrapped rim characters stand wide apart, and seal fonts are often
-condensed. Inner lines are the detector's boxes (`locate.inner_quads`) cut from the colour
-crop.
+condensed. A rim facing down the page is read turned as well (`rim_strips`). Inner lines are
+the detector's boxes (`locate.inner_quads`) cut from the colour crop.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -44,6 +44,9 @@ class StripParams:
     # print across the ring stays in colour, and a recogniser reads it along as surely. Tuning
     # part of seals-dev and generated seeds 3000/7000: 0.9 reads 1 and 4 more rims than 1.0.
     colour_prior: float = 0.9
+    # A rim whose middle lies this far down the page from the centre (the cosine of its
+    # direction with straight down) is read turned as well (`rim_strips`).
+    faces_down: float = 0.5
 
 
 DEFAULT_STRIP = StripParams()
@@ -58,6 +61,11 @@ class Strip:
     image: np.ndarray
     prior: float = 1.0
     group: int = 0
+
+    @property
+    def from_ink(self) -> bool:
+        """Whether it was cut from the ink image (grey: other print removed), not in colour."""
+        return self.image.ndim == 2
 
 
 @dataclass(frozen=True)
@@ -105,12 +113,28 @@ def arc_strip(
     return framed(stretch_contrast(strip) if strip.ndim == 2 else stretch_colour(strip), params)
 
 
-def arc_strips(crop: SealCrop, arc: TextArc, params: StripParams = DEFAULT_STRIP) -> tuple[Strip, ...]:
+def arc_strips(
+    crop: SealCrop, arc: TextArc, params: StripParams = DEFAULT_STRIP, group: int = 0
+) -> tuple[Strip, ...]:
     """The arc from the ink image and from the colour crop."""
     return (
-        Strip(arc_strip(crop.gray, crop, arc, params)),
-        Strip(arc_strip(crop.bgr, crop, arc, params), params.colour_prior),
+        Strip(arc_strip(crop.gray, crop, arc, params), 1.0, group),
+        Strip(arc_strip(crop.bgr, crop, arc, params), params.colour_prior, group),
     )
+
+
+def rim_strips(crop: SealCrop, text: SealText, params: StripParams = DEFAULT_STRIP) -> tuple[Strip, ...]:
+    """The rim's strips, and where the rim faces down the page, its strips turned too.
+
+    Seals are stamped roughly upright, so a rim below the centre is most often a lower line
+    whose tops face inwards (the supervision seal's 国家税务总局监制 under an invoice title
+    that hides the rim above it); a seal stamped upside down reads the other way. The
+    recognisers' confidence decides between them.
+    """
+    strips = arc_strips(crop, text.rim, params)
+    if float(text.up[1]) < params.faces_down:  # image y grows down the page
+        return strips
+    return strips + arc_strips(crop, replace(text.rim, turned=not text.rim.turned), params, group=1)
 
 
 def _line(image: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
@@ -129,7 +153,7 @@ def line_images(crop: SealCrop, quads: tuple[np.ndarray, ...]) -> tuple[np.ndarr
 def located_strips(crop: SealCrop, text: SealText, params: StripParams = DEFAULT_STRIP) -> SealStrips:
     """What to read of a seal whose text the detector located."""
     return SealStrips(
-        rim=arc_strips(crop, text.rim, params),
+        rim=rim_strips(crop, text, params),
         arcs=tuple(arc_strips(crop, arc, params) for arc in text.arcs),
         lines=line_images(crop, text.inner),
     )
