@@ -255,6 +255,22 @@ def test_a_form_photographed_to_the_image_edge_is_no_seal_and_hides_none() -> No
 
 
 @needs_fonts
+def test_a_seal_merged_with_the_print_of_a_grey_photocopy_is_found_by_a_robust_ellipse() -> None:
+    """Dev seed 7000, page 37: a grey photocopy of an invoice, its supervision seal one blob of
+    toner with the title printed over it. No plain shape fits that blob; a RANSAC ellipse
+    through its hull does, as on red pages."""
+    from evaluation.seal.dataset import box_iou, generated_pages
+
+    *_, page = generated_pages(7000, 38, 0)
+    supervision = page.seals[0]
+    assert supervision.rim_text == "全国统一发票监制章"
+    rgb = decode_rgb(page.image)
+    assert [box_iou(r.box, supervision.box) > 0.9 for r in find_seals(rgb)] == [True]
+    plain = replace(DEFAULT_FIND, grey=replace(DEFAULT_FIND.grey, robust=False))
+    assert find_seals(rgb, params=plain) == []
+
+
+@needs_fonts
 def test_generated_seal_reads_upright_from_its_top() -> None:
     from evaluation.seal.generator import generate_page
 

@@ -3,7 +3,8 @@
 A photocopy or a grey scan of a stamped page has no red left; the seal is toner like the
 print around it. On a page with almost no saturated pixel, seals are therefore sought in the
 mask of everything darker than paper, and only as ellipses held to stricter checks than red
-ones (a ring inked almost all round, thin, with text inside but not solid): black print has
+ones (a ring inked almost all round, thin, with text inside but not solid; one merged with
+the print it was stamped on is fitted through the blob's hull, `robust`): black print has
 rectangles everywhere (tables, boxes), so a grey rectangle is never taken for a seal, and a
 printed circle or a letter O must be a near-perfect thin ring with writing inside.
 """
@@ -28,7 +29,11 @@ class GreyParams:
     min_coverage: float = 0.95  # share of the ring that must be inked (red seals: 0.9)
     min_fill: float = 0.02  # the interior holds writing...
     max_fill: float = 0.45  # ...but is not a blot of print
-    robust: bool = False  # no RANSAC ellipses through blobs of print: slow on a page of toner
+    # A seal merged with the table and print it was stamped on (one blob of toner) is tried with
+    # a RANSAC ellipse through the blob's hull, as red ones are. Tuning part made grey: recall
+    # 0.600 -> 0.657 (rims 12 -> 13/25), generated seed 7000 one supervision seal more, no
+    # false seal on any page; finding on the 39 grey pages takes 4.28 s against 4.02 s.
+    robust: bool = True
 
 
 DEFAULT_GREY = GreyParams()
