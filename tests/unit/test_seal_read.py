@@ -101,7 +101,7 @@ def test_an_evenly_read_rim_has_no_window() -> None:
 def test_a_character_a_pitch_before_the_first_is_read_from_its_own_window() -> None:
     """南 of 南宁, crossed by print at the rim's start, was skipped with no neighbour before it."""
     line = Decoded(tuple("宁绿洲文化传媒"), (0.99,) * 7, (8, 12, 16, 20, 24, 28, 32), 40)
-    strip = np.full((48, 400), 255, np.uint8)
+    strip = np.zeros((48, 400), np.uint8)  # ink all along
     front, back = end_windows(line, strip, 8.0 * line.length)  # 8 strip columns per step
     assert (front.place, front.steps, back.place, back.steps) == (-1, (4,), 6, (36,))
     assert front.image.shape == (48, round(1.2 * 4 * 8))
@@ -110,12 +110,13 @@ def test_a_character_a_pitch_before_the_first_is_read_from_its_own_window() -> N
     assert filled(line, [front], [decoded("南京", 0.9)]).text == "宁绿洲文化传媒"  # not one character
 
 
-def test_no_end_window_reaches_past_the_strip_or_is_cut_without_a_pitch() -> None:
+def test_no_end_window_reaches_past_the_strip_or_is_cut_blank_or_without_a_pitch() -> None:
     line = Decoded(tuple("宁绿洲文化"), (0.99,) * 5, (2, 6, 10, 14, 18), 20)
-    (back,) = end_windows(line, np.full((48, 400), 255, np.uint8), 8.0 * 20)  # nothing before step 2
+    (back,) = end_windows(line, np.zeros((48, 400), np.uint8), 8.0 * 20)  # nothing before step 2
     assert back.place == 4
-    assert end_windows(line, np.full((48, 170), 255, np.uint8), 8.0 * 20) == []  # nor after step 18
-    assert end_windows(decoded("宁绿洲", 0.99), np.full((48, 400), 255, np.uint8), 320.0) == []
+    assert end_windows(line, np.zeros((48, 170), np.uint8), 8.0 * 20) == []  # nor after step 18
+    assert end_windows(line, np.full((48, 400), 255, np.uint8), 8.0 * 20) == []  # paper only
+    assert end_windows(decoded("宁绿洲", 0.99), np.zeros((48, 400), np.uint8), 320.0) == []
 
 
 def test_filling_keeps_alternatives_in_step_with_the_characters() -> None:

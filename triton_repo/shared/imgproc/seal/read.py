@@ -31,6 +31,7 @@ from imgproc.text.lexicon import is_chinese
 from imgproc.text.recognition import MIN_PITCH_CHARS, REC_HEIGHT, rec_width
 
 Line = tuple[str, float]
+INKED = 128  # a strip pixel darker than this is ink (strips are stretched: paper white)
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,7 @@ class ReadParams:
     # seeds 3000/7000/8000: 0.8 puts in none; 0.4 and 0.25 alike one more right (南 of 南宁,
     # crossed by print, read at 0.47), and nothing wrong.
     end_prob: float = 0.4
+    end_ink: float = 0.02  # ...from a window with at least this share of ink (darker than INKED)
     orientation_margin: float = 0.05  # how much better a rect seal's other way must read
 
 
@@ -161,8 +163,9 @@ def end_windows(
     line: Decoded, strip: np.ndarray, px: float, params: ReadParams = DEFAULT_READ
 ) -> list[Window]:
     """One pitch before the first character and after the last, where the strip goes on that
-    far: the rim's end characters are the ones print or a signature crosses most (the ring's
-    gap is where the page's text runs), and there a reading has no neighbour to miss."""
+    far and has ink (a blank window is not sent to be read): the rim's end characters are the
+    ones print or a signature crosses most (the ring's gap is where the page's text runs), and
+    there a reading has no neighbour to miss."""
     pitch = line.pitch(params.min_pitch_chars)
     if pitch < params.min_pitch_steps or px <= 0 or not line.length:
         return []
@@ -172,7 +175,9 @@ def end_windows(
     for place, step in ((-1, line.steps[0] - pitch), (len(line.chars) - 1, line.steps[-1] + pitch)):
         centre = (step + 0.5) * per_step
         if centre - half >= 0 and centre + half <= strip.shape[1]:
-            windows.append(Window(place, 1, _cut(strip, centre, half), (round(step),), params.end_prob))
+            image = _cut(strip, centre, half)
+            if np.mean(image < INKED) >= params.end_ink:
+                windows.append(Window(place, 1, image, (round(step),), params.end_prob))
     return windows
 
 
