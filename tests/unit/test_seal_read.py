@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from imgproc.seal.read import (
+    best_in_pool,
     best_index,
     best_orientation,
+    counted_score,
     dropped_characters,
     dropped_windows,
     end_windows,
@@ -39,6 +41,20 @@ def test_best_index_weighs_confidence_by_prior() -> None:
     assert best_index(readings, [1.0, 0.5]) == 0
     assert best_index(readings, [0.5, 1.0]) == 1
     assert best_index([decoded("甲", 0.9), decoded("乙", 0.9)], [1.0, 1.0]) == 0  # first on a tie
+
+
+def test_a_reading_that_skipped_what_the_others_read_counts_its_skips_as_unsure() -> None:
+    """Dev seed 3000, page 10: under print, one recogniser kept only the three characters it
+    was sure of, and its mean confidence beat the whole rim's."""
+    lines = [
+        decoded("扬州博远通轨设备国团南限公司", 0.8),
+        decoded("有公司", 0.88),
+        decoded("杨州博远通设器团公司", 0.73),
+    ]
+    assert best_in_pool(lines, [0.9, 1.0, 0.9], [0, 0, 0]) == 0
+    assert best_in_pool(lines[:2], [0.9, 1.0], [0, 1]) == 1  # other groups (arcs) are not compared
+    assert counted_score(lines[1], 10.0) == pytest.approx(0.88 * 3 / 10)
+    assert counted_score(lines[0], 10.0) == pytest.approx(0.8)  # a longer one: its own mean
 
 
 def test_surest_keeps_the_surer_reading_with_the_others_as_alternatives() -> None:

@@ -28,6 +28,7 @@ from .detect import level_turn, seal_det_input, text_map
 from .find import find_seals
 from .locate import locate
 from .read import (
+    best_in_pool,
     best_index,
     best_orientation,
     dropped_windows,
@@ -108,7 +109,9 @@ async def read_rim(
     images, priors = [strip.image for strip in rim], [strip.prior for strip in rim]
     readings = await _all_readings(images, priors, models, config)
     pool = [(i, line) for lines in readings.values() for i, line in enumerate(lines)]
-    index, best = max(pool, key=lambda item: priors[item[0]] * item[1].score)
+    lines = [line for _, line in pool]
+    chosen = best_in_pool(lines, [priors[i] for i, _ in pool], [rim[i].group for i, _ in pool], config.read)
+    index, best = pool[chosen]
     group = rim[index].group
     best = with_other_readings(best, [line for i, line in pool if rim[i].group == group and line is not best])
     px = step_px(images[index], images)

@@ -58,6 +58,10 @@ class ReadParams:
     end_prob: float = 0.4
     end_ink: float = 0.02  # ...from a window with at least this share of ink (darker than INKED)
     orientation_margin: float = 0.05  # how much better a rect seal's other way must read
+    # A rim reading shorter than this share of the median of its arc's readings is scored as
+    # if it had read that many, the skipped ones with no confidence (`counted_score`): print
+    # read along makes some readings longer, and a reading without it must not lose for that.
+    counted_share: float = 0.75
 
 
 DEFAULT_READ = ReadParams()
@@ -66,6 +70,32 @@ DEFAULT_READ = ReadParams()
 def best_index(readings: Sequence[Decoded], priors: Sequence[float]) -> int:
     """The reading with the best prior-weighted confidence (the first on a tie)."""
     return max(range(len(readings)), key=lambda i: (priors[i] * readings[i].score, -i))
+
+
+def counted_score(line: Decoded, reference: float) -> float:
+    """`line`'s confidence with its probabilities spread over at least `reference` characters.
+
+    CTC's confidence is the mean over the characters it emitted: a recogniser that skips
+    every character it is unsure of (有公司 of 扬州博远通讯设备集团有限公司, under print) reads
+    surer than one that reads them all. Against what the other readings of the same text
+    found (`reference`), what it skipped counts as read with no confidence.
+    """
+    return float(sum(line.probs)) / max(len(line.probs), reference, 1.0)
+
+
+def best_in_pool(
+    lines: Sequence[Decoded],
+    priors: Sequence[float],
+    groups: Sequence[int],
+    params: ReadParams = DEFAULT_READ,
+) -> int:
+    """The reading with the best prior-weighted `counted_score`, each against `counted_share`
+    of the median length of its group's readings (the readings of one arc, by every recogniser)."""
+    lengths: dict[int, list[int]] = {}
+    for line, group in zip(lines, groups, strict=True):
+        lengths.setdefault(group, []).append(len(line.chars))
+    medians = {group: params.counted_share * float(np.median(counts)) for group, counts in lengths.items()}
+    return max(range(len(lines)), key=lambda i: (priors[i] * counted_score(lines[i], medians[groups[i]]), -i))
 
 
 def _add(options: dict[str, float], char: str, prob: float) -> None:
