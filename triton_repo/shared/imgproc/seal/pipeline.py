@@ -101,7 +101,7 @@ async def read_rim(
     rim: tuple[Strip, ...], models: SealModels, config: SealConfig, correct: Correct
 ) -> Decoded | None:
     """The rim's reading: the best prior-weighted reading of any candidate by any recogniser
-    that read it, with the other readings of its group as alternatives, skipped characters
+    that read it (`best_in_pool`), with the other readings of its group as alternatives, skipped characters
     filled in (between characters, and a pitch past either end), then repaired; None for a
     seal without rim candidates."""
     if not rim:

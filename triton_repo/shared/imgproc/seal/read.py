@@ -4,7 +4,8 @@ Everything here is pure: the recognisers have already read the strips (see `pipe
 calls them), and these functions pick and merge what they said.
 
 - The rim: every candidate strip is read and the best `prior * confidence` wins
-  (`best_index`); where that is unsure, the other recognisers read it too and the surest
+  (`best_in_pool`: a reading that skipped much of what the others read counts the skipped
+  characters as unsure); where that is unsure, the other recognisers read it too and the surest
   reading is kept with what the others saw as its alternatives (`with_other_readings`), for
   the word-list correction to choose among. Recognisers trained on different data fail on
   different glyphs.

@@ -388,12 +388,12 @@ def may_be_supervision(shape: Shape, rim: str) -> bool:
 def supervision_rim(shape: Shape, rim: str, inner: list[Line], around: list[Line] | None = None) -> str:
     """The rim of an invoice supervision seal is 全国统一发票监制章: an oval with a 国家税务总局
     line inside or read as its rim (the lower line, where the title hides the rim above it),
-    or one whose rim went unread (`may_be_supervision`) with the invoice's title
-    or the tax bureau's line read in and around it (`around`: `SUPERVISION_CUES`). Any other
-    rim stays as read."""
+    or one whose rim went unread (`may_be_supervision`) with the invoice's title or the tax
+    bureau's line read in and around it (`around`: `SUPERVISION_CUES`). Any other rim stays
+    as read."""
     if not shape.has_axes:
         return rim
-    lower = standard_text(rim, STANDARD_LINES, STANDARD_LINE_SHARED)  # inner lines are, in sorted_lines
+    lower = standard_text(rim, STANDARD_LINES, STANDARD_LINE_SHARED)  # as `sorted_lines` does inner ones
     if lower in SUPERVISION_LINES or any(text in SUPERVISION_LINES for text, _ in inner):
         return STANDARD_RIMS[0]
     cued = any(cue in text for text, _ in around or [] for cue in SUPERVISION_CUES)
