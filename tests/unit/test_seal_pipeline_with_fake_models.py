@@ -68,6 +68,20 @@ def test_an_unsure_rim_is_reread_by_the_others_and_the_surest_reading_kept() -> 
     assert sorted(models.calls) == [("first", 1), ("second", 1), ("third", 1)]
 
 
+def test_a_short_sure_reading_does_not_spare_an_unsure_rim_the_other_recognisers() -> None:
+    """The first recogniser kept only the three characters it was sure of on one strip: that
+    is no sure reading of a rim the other strip shows fourteen characters of."""
+    table = {
+        "first": {1: ("有公司", 0.99), 2: ("扬州博远通轨设备国团有限公司", 0.9)},
+        "second": {1: ("有限公司", 0.99), 2: ("扬州博远通讯设备集团有限公司", 0.95)},
+        "third": {1: ("公司", 0.99), 2: ("扬州博远通讯设备集团有限公", 0.8)},
+    }
+    models = FakeModels(table)
+    line = rim(models, Strip(image(1)), Strip(image(2), prior=0.9))
+    assert line is not None and line.text == "扬州博远通讯设备集团有限公司"
+    assert sorted(models.calls) == [("first", 2), ("second", 2), ("third", 2)]
+
+
 def test_the_rim_is_repaired_after_reading() -> None:
     models = FakeModels({"first": {1: ("9深圳市德瑞欣电子有限公", 0.95)}})
     line = rim(models, Strip(image(1)))

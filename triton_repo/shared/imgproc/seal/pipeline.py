@@ -31,6 +31,7 @@ from .read import (
     best_in_pool,
     best_index,
     best_orientation,
+    counted_scores,
     dropped_windows,
     end_windows,
     filled,
@@ -83,13 +84,17 @@ async def seal_strips(crop: SealCrop, models: SealModels, config: SealConfig) ->
 
 
 async def _all_readings(
-    images: list[np.ndarray], priors: list[float], models: SealModels, config: SealConfig
+    rim: tuple[Strip, ...], models: SealModels, config: SealConfig
 ) -> dict[str, list[Decoded]]:
     """The candidates read by the first recogniser, and by the others too where its best
-    reading is unsure; each recogniser reads them all as one batch."""
+    reading is unsure (`counted_scores`); each recogniser reads them all as one batch."""
     first, others = config.recognisers.first, config.recognisers.others
+    images = [strip.image for strip in rim]
     readings = {first: await models.recognise(first, images, config.read.alternatives)}
-    if readings[first][best_index(readings[first], priors)].score < config.read.sure and others:
+    groups = [strip.group for strip in rim]
+    scores = counted_scores(readings[first], groups, config.read)
+    best = best_in_pool(readings[first], [strip.prior for strip in rim], groups, config.read)
+    if scores[best] < config.read.sure and others:
         more = await asyncio.gather(
             *(models.recognise(name, images, config.read.alternatives) for name in others)
         )
@@ -107,7 +112,7 @@ async def read_rim(
     if not rim:
         return None
     images, priors = [strip.image for strip in rim], [strip.prior for strip in rim]
-    readings = await _all_readings(images, priors, models, config)
+    readings = await _all_readings(rim, models, config)
     pool = [(i, line) for lines in readings.values() for i, line in enumerate(lines)]
     lines = [line for _, line in pool]
     chosen = best_in_pool(lines, [priors[i] for i, _ in pool], [rim[i].group for i, _ in pool], config.read)

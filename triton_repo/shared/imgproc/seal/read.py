@@ -84,19 +84,27 @@ def counted_score(line: Decoded, reference: float) -> float:
     return float(sum(line.probs)) / max(len(line.probs), reference, 1.0)
 
 
+def counted_scores(
+    lines: Sequence[Decoded], groups: Sequence[int], params: ReadParams = DEFAULT_READ
+) -> list[float]:
+    """Each reading's `counted_score` against `counted_share` of the median length of its
+    group's readings (the readings of one arc, by every recogniser that read it)."""
+    lengths: dict[int, list[int]] = {}
+    for line, group in zip(lines, groups, strict=True):
+        lengths.setdefault(group, []).append(len(line.chars))
+    medians = {group: params.counted_share * float(np.median(counts)) for group, counts in lengths.items()}
+    return [counted_score(line, medians[group]) for line, group in zip(lines, groups, strict=True)]
+
+
 def best_in_pool(
     lines: Sequence[Decoded],
     priors: Sequence[float],
     groups: Sequence[int],
     params: ReadParams = DEFAULT_READ,
 ) -> int:
-    """The reading with the best prior-weighted `counted_score`, each against `counted_share`
-    of the median length of its group's readings (the readings of one arc, by every recogniser)."""
-    lengths: dict[int, list[int]] = {}
-    for line, group in zip(lines, groups, strict=True):
-        lengths.setdefault(group, []).append(len(line.chars))
-    medians = {group: params.counted_share * float(np.median(counts)) for group, counts in lengths.items()}
-    return max(range(len(lines)), key=lambda i: (priors[i] * counted_score(lines[i], medians[groups[i]]), -i))
+    """The reading with the best prior-weighted `counted_scores` (the first on a tie)."""
+    scores = counted_scores(lines, groups, params)
+    return max(range(len(lines)), key=lambda i: (priors[i] * scores[i], -i))
 
 
 def _add(options: dict[str, float], char: str, prob: float) -> None:
