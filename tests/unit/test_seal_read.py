@@ -51,8 +51,8 @@ def test_a_reading_that_skipped_what_the_others_read_counts_its_skips_as_unsure(
         decoded("有公司", 0.88),
         decoded("杨州博远通设器团公司", 0.73),
     ]
-    assert best_in_pool(lines, [0.9, 1.0, 0.9], [0, 0, 0]) == 0
-    assert best_in_pool(lines[:2], [0.9, 1.0], [0, 1]) == 1  # other groups (arcs) are not compared
+    assert best_in_pool(lines, [0.9, 1.0, 0.9], [0, 0, 0])[0] == 0
+    assert best_in_pool(lines[:2], [0.9, 1.0], [0, 1])[0] == 1  # other groups (arcs) are not compared
     assert counted_score(lines[1], 10.0) == pytest.approx(0.88 * 3 / 10)
     assert counted_score(lines[0], 10.0) == pytest.approx(0.8)  # a longer one: its own mean
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-from imgproc.seal.shapes import ellipse_extent
+from imgproc.seal.shapes import ellipse_extent, rect_extent
 
 from .render import SealSpec, render_seal
 from .texture import Finish, apply_ink, finished, ink_colour
@@ -73,11 +73,8 @@ def _rotated(density: np.ndarray, angle_deg: float) -> np.ndarray:
 
 def extent(spec: SealSpec, angle_deg: float) -> tuple[float, float]:
     """Half width and half height of the rotated seal's bounding box."""
-    if spec.shape == "rect":
-        a, b = spec.axes
-        cos, sin = abs(np.cos(np.deg2rad(angle_deg))), abs(np.sin(np.deg2rad(angle_deg)))
-        return a * cos + b * sin, a * sin + b * cos
-    return ellipse_extent(spec.axes, angle_deg)
+    extent = rect_extent if spec.shape == "rect" else ellipse_extent
+    return extent(spec.axes, angle_deg)
 
 
 def _random_centre(

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from .shapes import Shape, ellipse_extent, inside_image, rotation
+from .shapes import Shape, ellipse_extent, inside_image, rect_extent, rotation
 
 MIN_CONTOUR_POINTS = 5  # cv2.fitEllipse needs five
 SINGULAR = 1e-12  # a determinant this small: repeated points, or a conic that is no ellipse
@@ -68,13 +68,8 @@ def as_fit(shape: Shape, box: tuple[tuple[float, float], tuple[float, float], fl
 
 def box_of(fit: Fit, width: int, height: int) -> tuple[int, int, int, int]:
     """The outline's bounding box (x0, y0, x1, y1), exclusive ends, clipped to a width x height image."""
-    if fit.shape is Shape.RECT:
-        theta = np.deg2rad(fit.angle_deg)
-        cos, sin = abs(np.cos(theta)), abs(np.sin(theta))
-        a, b = fit.axes
-        half_x, half_y = a * cos + b * sin, a * sin + b * cos
-    else:
-        half_x, half_y = ellipse_extent(fit.axes, fit.angle_deg)
+    extent = rect_extent if fit.shape is Shape.RECT else ellipse_extent
+    half_x, half_y = extent(fit.axes, fit.angle_deg)
     x, y = fit.center
     x0, y0 = max(0, int(np.floor(x - half_x))), max(0, int(np.floor(y - half_y)))
     return x0, y0, min(width, int(np.ceil(x + half_x)) + 1), min(height, int(np.ceil(y + half_y)) + 1)

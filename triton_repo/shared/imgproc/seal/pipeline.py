@@ -31,7 +31,6 @@ from .read import (
     best_in_pool,
     best_index,
     best_orientation,
-    counted_scores,
     dropped_windows,
     end_windows,
     filled,
@@ -87,14 +86,13 @@ async def _all_readings(
     rim: tuple[Strip, ...], models: SealModels, config: SealConfig
 ) -> dict[str, list[Decoded]]:
     """The candidates read by the first recogniser, and by the others too where its best
-    reading is unsure (`counted_scores`); each recogniser reads them all as one batch."""
+    reading is unsure (`best_in_pool`); each recogniser reads them all as one batch."""
     first, others = config.recognisers.first, config.recognisers.others
     images = [strip.image for strip in rim]
     readings = {first: await models.recognise(first, images, config.read.alternatives)}
-    groups = [strip.group for strip in rim]
-    scores = counted_scores(readings[first], groups, config.read)
-    best = best_in_pool(readings[first], [strip.prior for strip in rim], groups, config.read)
-    if scores[best] < config.read.sure and others:
+    priors, groups = [strip.prior for strip in rim], [strip.group for strip in rim]
+    _, sureness = best_in_pool(readings[first], priors, groups, config.read)
+    if sureness < config.read.sure and others:
         more = await asyncio.gather(
             *(models.recognise(name, images, config.read.alternatives) for name in others)
         )
@@ -106,16 +104,18 @@ async def read_rim(
     rim: tuple[Strip, ...], models: SealModels, config: SealConfig, correct: Correct
 ) -> Decoded | None:
     """The rim's reading: the best prior-weighted reading of any candidate by any recogniser
-    that read it (`best_in_pool`), with the other readings of its group as alternatives, skipped characters
-    filled in (between characters, and a pitch past either end), then repaired; None for a
-    seal without rim candidates."""
+    that read it (`best_in_pool`), with the other readings of its group as alternatives,
+    skipped characters filled in (between characters, and a pitch past either end), then
+    repaired; None for a seal without rim candidates."""
     if not rim:
         return None
     images, priors = [strip.image for strip in rim], [strip.prior for strip in rim]
     readings = await _all_readings(rim, models, config)
     pool = [(i, line) for lines in readings.values() for i, line in enumerate(lines)]
     lines = [line for _, line in pool]
-    chosen = best_in_pool(lines, [priors[i] for i, _ in pool], [rim[i].group for i, _ in pool], config.read)
+    chosen, _ = best_in_pool(
+        lines, [priors[i] for i, _ in pool], [rim[i].group for i, _ in pool], config.read
+    )
     index, best = pool[chosen]
     group = rim[index].group
     best = with_other_readings(best, [line for i, line in pool if rim[i].group == group and line is not best])

@@ -32,7 +32,7 @@ from imgproc.text.lexicon import is_chinese
 from imgproc.text.recognition import MIN_PITCH_CHARS, REC_HEIGHT, rec_width
 
 Line = tuple[str, float]
-INKED = 128  # a strip pixel darker than this is ink (strips are stretched: paper white)
+INK_LEVEL = 128  # a strip pixel darker than this is ink (strips are stretched: paper white)
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class ReadParams:
     # seeds 3000/7000/8000: 0.8 puts in none; 0.4 and 0.25 alike one more right (南 of 南宁,
     # crossed by print, read at 0.47), and nothing wrong.
     end_prob: float = 0.4
-    end_ink: float = 0.02  # ...from a window with at least this share of ink (darker than INKED)
+    end_ink: float = 0.02  # ...from a window with at least this share of ink (darker than INK_LEVEL)
     orientation_margin: float = 0.05  # how much better a rect seal's other way must read
     # A rim reading shorter than this share of the median of its arc's readings is scored as
     # if it had read that many, the skipped ones with no confidence (`counted_score`): print
@@ -101,10 +101,12 @@ def best_in_pool(
     priors: Sequence[float],
     groups: Sequence[int],
     params: ReadParams = DEFAULT_READ,
-) -> int:
-    """The reading with the best prior-weighted `counted_scores` (the first on a tie)."""
+) -> tuple[int, float]:
+    """The reading with the best prior-weighted `counted_scores` (the first on a tie), and its
+    counted score (unweighted: how sure the reading is)."""
     scores = counted_scores(lines, groups, params)
-    return max(range(len(lines)), key=lambda i: (priors[i] * scores[i], -i))
+    best = max(range(len(lines)), key=lambda i: (priors[i] * scores[i], -i))
+    return best, scores[best]
 
 
 def _add(options: dict[str, float], char: str, prob: float) -> None:
@@ -215,7 +217,7 @@ def end_windows(
         centre = (step + 0.5) * per_step
         if centre - half >= 0 and centre + half <= strip.shape[1]:
             image = _cut(strip, centre, half)
-            if np.mean(image < INKED) >= params.end_ink:
+            if np.mean(image < INK_LEVEL) >= params.end_ink:
                 windows.append(Window(place, 1, image, (round(step),), params.end_prob))
     return windows
 

@@ -73,6 +73,15 @@ def turn_matrix(size: tuple[int, int], degrees: float) -> tuple[np.ndarray, tupl
     return matrix, canvas
 
 
+def rect_extent(axes: tuple[float, float], angle_deg: float) -> tuple[float, float]:
+    """Half width and half height of the box around a rectangle of half sides `axes` turned by
+    `angle_deg`."""
+    theta = np.deg2rad(angle_deg)
+    cos, sin = abs(np.cos(theta)), abs(np.sin(theta))
+    a, b = axes
+    return float(a * cos + b * sin), float(a * sin + b * cos)
+
+
 def ellipse_extent(axes: tuple[float, float], angle_deg: float) -> tuple[float, float]:
     """Half width and half height of the box around an ellipse of semi-axes `axes` turned by
     `angle_deg`."""
