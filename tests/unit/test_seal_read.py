@@ -135,6 +135,25 @@ def test_no_end_window_reaches_past_the_strip_or_is_cut_blank_or_without_a_pitch
     assert end_windows(decoded("宁绿洲", 0.99), np.zeros((48, 400), np.uint8), 320.0) == []
 
 
+@pytest.mark.parametrize(("seen", "expected"), [(0.56, "北京荣盛投资有限公司"), (0.3, "北京荣投资有限公司")])
+def test_a_skipped_place_its_window_leaves_unread_takes_what_another_reading_saw_there(
+    seen: float, expected: str
+) -> None:
+    """盛 of 北京荣盛投资: skipped by the surest reading, unread from its window alone, seen by
+    the colour strip's reading; put in when seen as surely as a window must read."""
+    line = with_other_readings(
+        options(evenly("北京荣投资有限公司", 0.99, skip=(3,))), [decoded("北京荣盛投资有限公司", seen)]
+    )
+    windows = dropped_windows(line, np.full((48, 400), 255, np.uint8), 8.0 * line.length)
+    assert filled(line, windows, [decoded("", 0.0)]).text == expected
+
+
+def test_what_another_reading_saw_past_an_end_is_not_put_in_for_an_unread_end_window() -> None:
+    line = with_other_readings(options(evenly("宁绿洲文化传媒", 0.99)), [decoded("宁绿洲文化传媒社", 0.9)])
+    (back,) = end_windows(line, np.zeros((48, 400), np.uint8), 8.0 * line.length)
+    assert filled(line, [back], [decoded("", 0.0)]).text == "宁绿洲文化传媒"
+
+
 def test_filling_keeps_alternatives_in_step_with_the_characters() -> None:
     line = options(evenly("南昌瑞祥件有限公司", 0.99, skip=(4,)))
     windows = dropped_windows(line, np.full((48, 400), 255, np.uint8), 8.0 * line.length)

@@ -29,7 +29,7 @@ import numpy as np
 from imgproc.text import Decoded
 from imgproc.text.edit import aligned_pairs
 from imgproc.text.lexicon import is_chinese
-from imgproc.text.recognition import MIN_PITCH_CHARS, REC_HEIGHT, rec_width
+from imgproc.text.recognition import MIN_PITCH_CHARS, REC_HEIGHT, Alternative, rec_width
 
 Line = tuple[str, float]
 INK_LEVEL = 128  # a strip pixel darker than this is ink (strips are stretched: paper white)
@@ -230,14 +230,30 @@ def _fills(read: Decoded, window: Window) -> bool:
     )
 
 
+def _seen_there(gap: tuple[Alternative, ...], window: Window, length: int) -> Decoded:
+    """What another reading saw in a skipped place between two characters (its likeliest), as a
+    reading of the place's window: where the pitch says one character is missing and the window
+    alone reads nothing sure, another reading that saw one there is the second witness (盛 of
+    北京荣盛投资, seen by the colour strip's reading at 0.56). Past the rim's ends another
+    reading often saw print read along, so nothing is taken there."""
+    if window.count != 1 or not gap or not 0 <= window.place < length - 1:
+        return Decoded((), ())
+    char, prob = gap[0]
+    return Decoded((char,), (prob,), alternatives=(gap,))
+
+
 def filled(line: Decoded, windows: Sequence[Window], reads: Sequence[Decoded]) -> Decoded:
-    """`line` with each window's reading put in where it reads as the characters that fit."""
+    """`line` with each window's reading put in where it reads as the characters that fit; a
+    skipped place between characters whose window does not takes what another reading saw
+    there, if that is one character seen as surely (`_seen_there`)."""
     chars, probs, steps = list(line.chars), list(line.probs), list(line.steps)
     options, gaps = list(line.options()), list(line.gaps())
     for window, read in sorted(
         zip(windows, reads, strict=True), key=lambda pair: pair[0].place, reverse=True
     ):
         at = window.place + 1
+        if not _fills(read, window):
+            read = _seen_there(gaps[at], window, len(chars))
         if _fills(read, window):
             chars[at:at] = read.chars
             probs[at:at] = read.probs
