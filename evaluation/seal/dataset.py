@@ -145,7 +145,10 @@ def seals_dev_pages(splits: frozenset[str] | None = None) -> Iterator[TruthPage]
 
 
 def _from_generated(truth: SealTruth) -> TruthSeal:
-    return TruthSeal(truth.box, truth.shape, truth.rim_text, truth.inner_texts, truth.codes, truth.cut)
+    # A rim with characters off the image has no whole text to read: it is scored for being
+    # found, not for its text (as a real seal nobody could read).
+    rim = truth.rim_text if truth.rim_whole else None
+    return TruthSeal(truth.box, truth.shape, rim, truth.inner_texts, truth.codes, truth.cut)
 
 
 def generated_page(page: Page, name: str) -> TruthPage:

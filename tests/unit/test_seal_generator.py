@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
 from imgproc.imaging import decode_rgb
 
+from evaluation.seal.dataset import generated_page
 from evaluation.seal.generator import STYLE_NAMES, Page, generate_page
 from evaluation.seal.generator.capture import Capture, capture
 from evaluation.seal.generator.designs import invoice_spec, random_spec
@@ -15,7 +17,7 @@ from evaluation.seal.generator.document import paper
 from evaluation.seal.generator.placement import Spot, stamp_seal
 from evaluation.seal.generator.render import CJK_FONTS, available_fonts
 from evaluation.seal.generator.styles import STYLES
-from evaluation.seal.generator.truth import seal_truth
+from evaluation.seal.generator.truth import SealTruth, seal_truth
 
 pytestmark = pytest.mark.skipif(not available_fonts(CJK_FONTS), reason="fonts-noto-cjk not installed")
 
@@ -154,3 +156,23 @@ def test_a_warped_photos_box_holds_the_seals_ink(seed: int) -> None:
     ys, xs = np.nonzero(ink)
     assert xs.min() <= x0 + GROWTH_PX and xs.max() >= x1 - 1 - GROWTH_PX  # the box is no larger than the ink
     assert ys.min() <= y0 + GROWTH_PX and ys.max() >= y1 - 1 - GROWTH_PX
+
+
+def test_a_rim_cut_through_its_characters_by_the_page_edge_has_no_whole_text_to_read() -> None:
+    rng = np.random.default_rng(5)
+    spec = random_spec(rng, "round")
+    stamp = stamp_seal(rng, paper(rng, 900, 700), spec, [], spot=Spot(cut_probability=0.0))
+    assert stamp is not None
+    upright, scan, b = replace(stamp, angle_deg=0.0), np.eye(3), spec.axes[1]
+
+    def truth(y: float) -> SealTruth:
+        found = seal_truth(replace(upright, centre=(450.0, y)), scan, (900, 700), (900, 700))
+        assert found is not None
+        return found
+
+    # The rim is centred on the seal's top: the top edge cuts through its middle characters,
+    # the bottom edge only through the ring below its ends.
+    whole, top, bottom = truth(350.0), truth(0.7 * b), truth(700.0 - 0.9 * b)
+    assert (whole.cut, top.cut, bottom.cut) == (False, True, True)
+    assert (whole.rim_whole, top.rim_whole, bottom.rim_whole) == (True, False, True)
+    assert generated_page(Page(b"", 900, 700, [whole, top]), "cut").seals[1].rim_text is None

@@ -146,12 +146,18 @@ def perimeter(axes: tuple[float, float], inset: float) -> float:
     return float(length[-1] + np.linalg.norm(points[0] - points[-1]))
 
 
-def _draw_rim(canvas: np.ndarray, origin: np.ndarray, spec: SealSpec) -> None:
+def rim_places(spec: SealSpec) -> tuple[np.ndarray, np.ndarray]:
+    """Each rim character's centre (relative to the seal's centre, upright) and its outward
+    normal (the way its top faces): the rim is centred on the top, evenly spaced clockwise."""
     inset = spec.border + spec.rim_gap + spec.rim_size / 2.0
     count = len(spec.rim_text)
     step = spec.span_fraction / max(count - 1, 1) if count > 1 else 0.0
     fractions = TOP + (np.arange(count) - (count - 1) / 2.0) * step
-    points, normals = along_ellipse(spec.axes, inset, fractions)
+    return along_ellipse(spec.axes, inset, fractions)
+
+
+def _draw_rim(canvas: np.ndarray, origin: np.ndarray, spec: SealSpec) -> None:
+    points, normals = rim_places(spec)
     for char, point, normal in zip(spec.rim_text, points, normals, strict=True):
         tile = glyph(char, spec.font, round(spec.rim_size))
         stamp(canvas, tile, origin + point, normal, (spec.squeeze, 1.0))

@@ -17,6 +17,7 @@ import numpy as np
 
 from .designs import truth_texts
 from .placement import Stamp
+from .render import rim_places
 
 OUTLINE_POINTS = 256  # ellipse outline samples: the box is then within 0.02 % of the axis
 AFFINE_ROW = (0.0, 0.0, 1.0)  # the last row of a matrix without perspective
@@ -36,6 +37,7 @@ class SealTruth:
     angle_deg: float  # rotation of the seal's upright x axis, clockwise on screen
     cut: bool  # part of the seal is off the page
     faint: bool
+    rim_whole: bool = True  # every rim character can be read on the image (`rim_on_image`)
 
 
 def _frame(stamp: Stamp) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -110,6 +112,26 @@ def _extremes(
     return mapped.min(axis=0), mapped.max(axis=0), not on_page
 
 
+def _rim_centres(stamp: Stamp) -> np.ndarray:
+    """Each rim character's centre in page pixels."""
+    spec = stamp.spec
+    points, _ = rim_places(spec)
+    centre, x_axis, y_axis = _frame(stamp)
+    return centre + points[:, :1] * x_axis / spec.axes[0] + points[:, 1:] * y_axis / spec.axes[1]
+
+
+def rim_on_image(
+    stamp: Stamp, matrix: np.ndarray, page_size: tuple[int, int], image_size: tuple[int, int]
+) -> bool:
+    """Whether every rim character of a round or oval seal has its centre on the page and in the
+    captured image. A seal cut by the edge may lose characters: nobody can read its whole rim
+    then. One cut short of its centre counts as there (司 of 分公司 still reads)."""
+    if stamp.spec.shape == "rect" or not stamp.spec.rim_text:
+        return True
+    centres = _rim_centres(stamp)
+    return _inside(centres, page_size) and _inside(_mapped(centres, matrix), image_size)
+
+
 def seal_truth(
     stamp: Stamp, matrix: np.ndarray, page_size: tuple[int, int], image_size: tuple[int, int]
 ) -> SealTruth | None:
@@ -135,4 +157,5 @@ def seal_truth(
         angle_deg=float(np.degrees(np.arctan2(ex[1] - c[1], ex[0] - c[0])) % 360.0),
         cut=off_page or not _inside(np.array([low, high]), image_size),
         faint=stamp.faint,
+        rim_whole=rim_on_image(stamp, matrix, page_size, image_size),
     )
