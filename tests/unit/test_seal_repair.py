@@ -222,6 +222,7 @@ def test_an_oval_with_an_unread_rim_and_the_invoice_title_around_it_is_a_supervi
         [("直税普通发", 0.98)],  # the title with its 值, half under the seal, read as 直
         [("直税专用发", 0.99)],
         [("兑音通发票", 0.85)],
+        [("增值机", 0.71)],  # the title's start, its 税 under the seal read as 机
         [("发票联", 0.99)],  # the copy's name, printed beside the title
         [("记账联", 0.99)],
     ],

@@ -68,12 +68,13 @@ MIN_PURPOSE_CHARS = 4  # a shorter line is too little to tell a purpose by
 # a 监制章, whose rim is then its standard text however much of it the title print hid.
 SUPERVISION_LINES = frozenset({"国家税务总局监制", "国家税务总局"})
 # What is read in and around a supervision seal even where the invoice's title, printed over
-# it, hides its rim: pieces of the title (增值税专用发票, 增值税普通发票; its 值 half under the
-# seal often reads 直, so the pieces after it count too), of the copy's name printed beside it
-# (发票联, 抵扣联, 记账联) and of the tax bureau's line. A company's invoice seal (发票专用章,
-# stamped by 销售方（章）) holds none of them; 税 alone is not one: the table's 税额 and 税率.
+# it, hides its rim: pieces of the title (增值税专用发票, 增值税普通发票: 增值, read where 税
+# under the seal is not, and as its 值 often reads 直, the pieces after it), of the copy's
+# name printed beside it (发票联, 抵扣联, 记账联) and of the tax bureau's line. A company's
+# invoice seal (发票专用章, stamped by 销售方（章）) holds none of them; 税 alone is not one:
+# the table's 税额 and 税率.
 SUPERVISION_CUES = (
-    "值税", "税专用", "税普通", "专用发", "普通发", "通发票",
+    "增值", "值税", "税专用", "税普通", "专用发", "普通发", "通发票",
     "发票联", "抵扣联", "记账联",
     "税务", "监制",
 )  # fmt: skip
