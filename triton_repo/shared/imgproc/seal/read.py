@@ -51,7 +51,7 @@ class ReadParams:
     min_pitch_steps: float = 2.5
     fill_width: float = 1.2  # a skipped character is re-read from a window this many pitches wide
     max_fill: int = 3  # at most this many characters are put in at one place
-    fill_prob: float = 0.5  # each of them read at least this surely
+    fill_prob: float = 0.5  # each of them read (or seen there by another reading) this surely
     # A character one pitch past either end of the rim is put in when read this surely from
     # the ink image (print removed) alone (`end_windows`). Tuning part, its perturbations and
     # seeds 3000/7000/8000: 0.8 puts in none; 0.4 and 0.25 alike one more right (南 of 南宁,
@@ -233,9 +233,9 @@ def _fills(read: Decoded, window: Window) -> bool:
 def _seen_there(gap: tuple[Alternative, ...], window: Window, length: int) -> Decoded:
     """What another reading saw in a skipped place between two characters (its likeliest), as a
     reading of the place's window: where the pitch says one character is missing and the window
-    alone reads nothing sure, another reading that saw one there is the second witness (盛 of
-    北京荣盛投资, seen by the colour strip's reading at 0.56). Past the rim's ends another
-    reading often saw print read along, so nothing is taken there."""
+    alone does not read as one sure Chinese character, another reading that saw one there is
+    the second witness (盛 of 北京荣盛投资, seen by the colour strip's reading at 0.56). Past
+    the rim's ends another reading often saw print read along, so nothing is taken there."""
     if window.count != 1 or not gap or not 0 <= window.place < length - 1:
         return Decoded((), ())
     char, prob = gap[0]
