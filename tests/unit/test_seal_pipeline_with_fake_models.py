@@ -53,7 +53,7 @@ def rim(models: FakeModels, *strips: Strip) -> Decoded | None:
 
 
 def test_a_sure_rim_is_read_once_and_the_best_prior_weighted_candidate_wins() -> None:
-    models = FakeModels({"first": {1: ("上海星辰科技有限公司", 0.96), 2: ("司公限有", 0.99)}})
+    models = FakeModels({"first": {1: ("上海星辰科技有限公司", 0.98), 2: ("司公限有", 0.99)}})
     line = rim(models, Strip(image(1)), Strip(image(2), prior=0.9))
     assert line is not None and line.text == "上海星辰科技有限公司"
     assert models.calls == [("first", 2)]
@@ -83,7 +83,7 @@ def test_a_short_sure_reading_does_not_spare_an_unsure_rim_the_other_recognisers
 
 
 def test_the_rim_is_repaired_after_reading() -> None:
-    models = FakeModels({"first": {1: ("9深圳市德瑞欣电子有限公", 0.95)}})
+    models = FakeModels({"first": {1: ("9深圳市德瑞欣电子有限公", 0.98)}})
     line = rim(models, Strip(image(1)))
     assert line is not None and line.text == "深圳市德瑞欣电子有限公司"  # code digit cut, legal form restored
 
