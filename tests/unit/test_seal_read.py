@@ -70,6 +70,15 @@ def test_what_another_reading_saw_between_characters_becomes_an_insertion() -> N
     assert line.insertions == ((("南", 0.88),), (), (("晨", 0.88),), (), (), ())
 
 
+def test_a_character_another_reading_saw_between_two_brings_its_alternatives() -> None:
+    """义乌 of 义乌金桥: PP-OCRv4 skipped 乌, PP-OCRv6 read it as 岛 with 乌 among its
+    alternatives; the word list can only choose 乌 where that alternative came along."""
+    seen = ((("义", 0.99),), (("岛", 0.78), ("乌", 0.05)), (("金", 0.99),), (("桥", 0.99),))
+    other = Decoded(tuple("义岛金桥"), (0.99, 0.78, 0.99, 0.99), alternatives=seen)
+    line = with_other_readings(options(decoded("义金桥", 0.95)), [other])
+    assert line.insertions[1] == (("岛", 0.78), ("乌", 0.05))
+
+
 def test_no_alternatives_are_added_when_none_were_asked_for() -> None:
     assert surest([decoded("珠海县档菜馆", 0.95), decoded("珠海县档案馆", 0.9)]).alternatives == ()
 

@@ -122,7 +122,8 @@ def _ranked(options: list[dict[str, float]]) -> tuple[tuple[tuple[str, float], .
 def with_other_readings(best: Decoded, others: Sequence[Decoded]) -> Decoded:
     """`best` with what the other readings saw, aligned by edit distance: a character read in
     place of one of `best`'s joins that one's alternatives, one read where `best` has none
-    (a character it skipped) joins the insertions of that gap. Unchanged when no reading has
+    (a character it skipped) joins the insertions of that gap with its own alternatives (乌 of
+    义乌, read as 岛 there: the word list may still choose it). Unchanged when no reading has
     alternatives (the recognisers were not asked for them)."""
     if not best.alternatives and not any(other.alternatives for other in others):
         return best
@@ -136,7 +137,8 @@ def with_other_readings(best: Decoded, others: Sequence[Decoded]) -> Decoded:
         bounds = [(-1, -1), *pairs, (len(best.chars), len(other.chars))]
         for (i, j), (_, next_j) in pairwise(bounds):
             for k in range(j + 1, next_j):
-                _add(gaps[i + 1], other.chars[k], other.probs[k])
+                for char, prob in other.options()[k]:
+                    _add(gaps[i + 1], char, prob)
     return replace(best, alternatives=_ranked(options), insertions=_ranked(gaps))
 
 
