@@ -13,10 +13,11 @@ from imgproc.seal.find import find_seals
 from imgproc.seal.ink import ink_gray, red_mask
 from imgproc.seal.inner import inner_region, rect_interior, star_bottom, up_direction
 from imgproc.seal.layout import Arc, find_gaps, rim_layout
+from imgproc.seal.locate import DEFAULT_LOCATE, bounded_rim
 from imgproc.seal.params import DEFAULT_FIND
 from imgproc.seal.pipeline import find_page_seals
 from imgproc.seal.shapes import SealRegion, Shape, rotation
-from imgproc.seal.unwrap import Band, estimate_band, strip_width, unwrap_band
+from imgproc.seal.unwrap import Band, TextArc, estimate_band, strip_width, unwrap_band
 from PIL import Image, ImageDraw
 
 from evaluation.seal.generator.render import CJK_FONTS, available_fonts, truetype
@@ -156,6 +157,21 @@ def test_estimate_band_lies_between_ring_and_star() -> None:
     band = estimate_band(red_mask(image), region)
     assert 6 <= band.outer <= 24
     assert 38 <= band.inner <= 52
+
+
+def test_a_rim_band_merged_with_print_inside_ends_where_the_seals_ink_does() -> None:
+    """The detector marks black print too: print across a photographed seal just inside its
+    rim made one band 0.8 of the short semi-axis deep. The seal's own ink ends the text."""
+    image = page()
+    stamp_ring(image, (200, 200), (120, 120))  # bars from inset 22 to 40
+    region, ink = find_seals(image)[0], red_mask(image)
+    b = region.axes[1]
+    deep = TextArc(Band(10.0, 0.85 * b), 0.3, 0.6)
+    bounded = bounded_rim(deep, ink, region, DEFAULT_LOCATE)
+    assert bounded.band.outer == 10.0 and 38 <= bounded.band.inner <= 52
+    assert (bounded.start, bounded.span) == (deep.start, deep.span)
+    rim_deep = TextArc(Band(10.0, 0.6 * b), 0.3, 0.6)  # a big rim font: left alone
+    assert bounded_rim(rim_deep, ink, region, DEFAULT_LOCATE) == rim_deep
 
 
 def test_unwrap_gives_the_requested_size_and_the_ring_as_a_row() -> None:

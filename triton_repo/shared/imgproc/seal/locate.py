@@ -21,7 +21,7 @@ Inner lines are the detector's pieces inside the outline that are not mostly in 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -38,7 +38,7 @@ from .polar import (
     union,
 )
 from .shapes import TWO_PI, SealRegion, rotation
-from .unwrap import Band, TextArc, arc_length, parameter_at, share_at
+from .unwrap import Band, TextArc, arc_length, estimate_band, parameter_at, share_at
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,11 @@ class LocateParams:
     end_reach: float = 1.0  # an arc grows over text next to its ends by at most this (band heights)...
     gap_room: float = 0.4  # ...and, padded too, by at most this share of the gap it leaves
     angular_pad: float = 0.5  # of a character (a band height), added at both ends
+    # A rim band deeper than this (the detector merged the rim with print across the seal, as
+    # on a phone photo) ends where the seal's own ink says its text ends (`unwrap.estimate_band`).
+    # Real tuning rims measure 0.28-0.65 of b, padding included.
+    max_rim_band: float = 0.7
+    min_rim_band: float = 0.12  # ...unless that leaves less than this: the ink profile failed too
 
 
 DEFAULT_LOCATE = LocateParams()
@@ -356,6 +361,19 @@ def locate_arcs(
     )
 
 
+def bounded_rim(rim: TextArc, ink: np.ndarray, region: SealRegion, params: LocateParams) -> TextArc:
+    """The rim with a band too deep for rim text (`max_rim_band`) ended where the radial profile
+    of the seal's ink says the text ends: the detector marks black print too, and print crossing
+    the seal just inside its rim merges with it, while the ink mask holds the seal's ink alone."""
+    b = region.axes[1]
+    if rim.band.height <= params.max_rim_band * b:
+        return rim
+    inner = estimate_band(ink, region).inner
+    if not rim.band.outer + params.min_rim_band * b <= inner < rim.band.inner:
+        return rim
+    return replace(rim, band=Band(rim.band.outer, inner))
+
+
 def locate(
     prob: np.ndarray, ink: np.ndarray, region: SealRegion, params: LocateParams = DEFAULT_LOCATE
 ) -> SealText | None:
@@ -364,7 +382,7 @@ def locate(
     found = locate_arcs(prob, ink, region, params)
     if found is None:
         return None
-    rim, arcs = found
+    rim, arcs = bounded_rim(found[0], ink, region, params), found[1]
     up = up_vector(region, rim)
     return SealText(
         rim, arcs, inner_quads(prob, ink, region, (rim, *arcs), up, params.lines, params.polar), up
