@@ -93,6 +93,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="*", default=list(SEEDS), help="generated seeds")
     parser.add_argument("--seal-pages", type=int, default=80)
     parser.add_argument("--empty-pages", type=int, default=40)
+    parser.add_argument("--style", help="generated pages of one style only (plain, invoice, photo...)")
     parser.add_argument("--heldout", action="store_true", help="also the held-out part's totals")
     parser.add_argument("--only", nargs="*", help="seals-dev files to run (tuning part only)")
     parser.add_argument("-v", "--verbose", action="store_true", help="list misses and false seals")
@@ -102,7 +103,7 @@ def main() -> None:
     report("seals-dev tuning", *run(tuning), args.verbose)
     report("seals-dev tuning without seals", *run(blanked(tuning)), args.verbose)
     for seed in args.seeds:
-        generated = generated_pages(seed, args.seal_pages, args.empty_pages)
+        generated = generated_pages(seed, args.seal_pages, args.empty_pages, args.style)
         report(f"generated seed {seed}", *run(generated), args.verbose)
     if args.heldout:
         held = list(seals_dev_pages(frozenset({HELDOUT})))

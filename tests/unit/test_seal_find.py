@@ -14,6 +14,7 @@ from imgproc.seal.fit import FitParams, ransac_ellipse
 from imgproc.seal.grey import is_grey
 from imgproc.seal.ink import to_hsv
 from imgproc.seal.page_ink import print_fringes
+from imgproc.seal.paper import paper_mask
 from imgproc.seal.params import DEFAULT_FIND
 from imgproc.seal.rules import rule_pixels
 from imgproc.seal.shapes import rect_outline_points
@@ -172,6 +173,43 @@ def test_a_seal_on_a_page_photographed_on_a_brown_table_is_found() -> None:
     image[60:840, 80:820] = WHITE
     stamp(image, (450, 500), (120, 120))
     assert centres(image) == [pytest.approx((450, 500), abs=4)]
+
+
+DESK = (85, 80, 75)
+SHEET = np.array([[120, 40], [1060, 90], [1000, 860], [70, 820]], np.int32)  # seen askew
+
+
+def photographed_sheet(seal_centre: tuple[int, int], axes: tuple[int, int]) -> np.ndarray:
+    """A sheet on a grey desk with a seal stamped where it may run off the sheet: the seal's
+    ink lies on the paper only."""
+    image = page(1140, 900, DESK)
+    sheet = np.zeros(image.shape[:2], np.uint8)
+    cv2.fillConvexPoly(sheet, SHEET, 1)
+    paper = page(1140, 900)
+    stamp(paper, seal_centre, axes)
+    image[sheet > 0] = paper[sheet > 0]
+    return image
+
+
+def test_the_sheet_of_a_photo_is_told_from_the_desk_but_not_on_scans_or_close_ups() -> None:
+    photo = paper_mask(to_hsv(photographed_sheet((500, 400), (120, 120))))
+    assert photo is not None
+    assert photo[450, 550] and photo[400, 500] and not photo[10, 10] and not photo[880, 1100]
+    assert paper_mask(to_hsv(page(1140, 900))) is None  # a scan: paper all over
+    close_up = page(600, 600)
+    stamp(close_up, (300, 300), (285, 285), ring=10)  # its inside is the largest bright region
+    assert paper_mask(to_hsv(close_up)) is None
+
+
+def test_a_seal_running_off_the_sheet_of_a_photo_onto_the_desk_is_found() -> None:
+    # The sheet's bottom edge runs at y = 820-860: near half the ring is over the desk.
+    image = photographed_sheet((700, 820), (130, 110))
+    (seal,) = find_seals(image)
+    assert seal.cut
+    assert seal.center == pytest.approx((700, 820), abs=8)
+    assert seal.axes[0] == pytest.approx(130, abs=8)
+    no_sheet = replace(DEFAULT_FIND, paper=replace(DEFAULT_FIND.paper, enabled=False))
+    assert find_seals(image, params=no_sheet) == []  # the desk counted as un-inked ring
 
 
 def test_a_grey_photocopy_seal_is_found_and_black_print_is_not() -> None:

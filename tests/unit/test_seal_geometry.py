@@ -266,8 +266,12 @@ def test_a_form_photographed_to_the_image_edge_is_no_seal_and_hides_none() -> No
     assert Shape.RECT not in [r.shape for r in found]
     assert all(any(box_iou(r.box, seal.box) >= MATCH_IOU for r in found) for seal in page.seals)
     assert len(page.seals) == 3
-    only_whole = replace(DEFAULT_FIND, whole_visible=1.0)  # a frame must lie wholly inside
-    assert [r.shape for r in find_seals(rgb, params=only_whole)] == [Shape.RECT]  # and hides them
+    only_whole = replace(DEFAULT_FIND, whole_visible=1.0)  # a frame must lie wholly inside...
+    # ...on the whole image, it is taken and hides them; on the sheet (`paper`), the edge is the
+    # sheet's and the seals are found first.
+    whole_image = replace(only_whole, paper=replace(DEFAULT_FIND.paper, enabled=False))
+    assert [r.shape for r in find_seals(rgb, params=whole_image)] == [Shape.RECT]
+    assert Shape.RECT not in [r.shape for r in find_seals(rgb, params=only_whole)]
 
 
 @needs_fonts

@@ -1,8 +1,9 @@
 """One blob of the closed red mask, and the seals it outlines (usually none or one).
 
 The blob's contour is fitted with an ellipse and a minimum-area rectangle (`fit`), ignoring
-contour points on the image edge so that a seal cut by the border is still fitted whole; the
-contour's points on its convex hull are tried too, since an open ring also has an inner edge.
+contour points on the image edge (or the sheet's, in a photo: `paper`) so that a seal cut by
+the border is still fitted whole; the contour's points on its convex hull are tried too,
+since an open ring also has an inner edge.
 A fit that matches the blob well is kept when its ink passes `checks`; a rectangle's blob may
 also be a rectangular seal photographed at a slant (`quad`). A blob no plain shape fits (a
 seal merged with print it touches) is cut along the printed rules in it (`rules`) and its
@@ -21,17 +22,21 @@ from .checks import accept, accept_quad, plausible_size
 from .fit import MIN_CONTOUR_POINTS, fit_ellipse, plain_fits, ransac_ellipse, refit
 from .params import FindParams
 from .quad import hull_quad
-from .shapes import SealRegion, Shape
+from .shapes import SealRegion, Shape, sample_mask
 
 
 @dataclass(frozen=True)
 class WorkingInk:
     """The working-size red mask; grown a pixel (faint, speckled rings read as continuous);
-    and the printed rules in it (cut out of a blob that no shape fits)."""
+    the printed rules in it (cut out of a blob that no shape fits); and the sheet a photo shows
+    (`paper`), and the part of it not within the edge margin of its edge (`fitted`), both None
+    where the paper fills the image."""
 
     ink: np.ndarray
     thick: np.ndarray
     rules: np.ndarray
+    paper: np.ndarray | None = None
+    fitted: np.ndarray | None = None
 
 
 def close_side(shape: tuple[int, ...], params: FindParams, factor: float) -> int:
@@ -61,11 +66,15 @@ def blob_contours(
     return [c * shrink + shrink // 2 for c in outer] if shrink > 1 else outer
 
 
-def _interior_points(contour: np.ndarray, width: int, height: int, margin: int) -> np.ndarray:
-    """Contour points not within `margin` of the image edge (where a cut seal is straight)."""
+def _interior_points(contour: np.ndarray, ink: WorkingInk, margin: int) -> np.ndarray:
+    """Contour points not within `margin` of the image's or the sheet's edge (where a cut seal
+    is straight)."""
+    height, width = ink.ink.shape
     pts = contour.reshape(-1, 2)
     keep = (pts[:, 0] >= margin) & (pts[:, 1] >= margin)
     keep &= (pts[:, 0] < width - margin) & (pts[:, 1] < height - margin)
+    if ink.fitted is not None:
+        keep &= sample_mask(ink.fitted, pts)
     return pts[keep].astype(np.float32)
 
 
@@ -97,11 +106,11 @@ def _from_points(
         boxy |= fit.shape is Shape.RECT
         if fit.shape is not Shape.RECT:
             fit = fit_ellipse(points, ink.thick, params.fit)
-        if (found := accept(fit, ink.ink, ink.thick, params)) is not None:
+        if (found := accept(fit, ink.ink, ink.thick, params, paper=ink.paper)) is not None:
             return found
     # A blob a rectangle fits may be a rectangular seal at a slant: a quadrilateral.
     quad = hull_quad(points, params.quad) if boxy else None
-    return accept_quad(quad, ink.ink, ink.thick, params) if quad is not None else None
+    return accept_quad(quad, ink.ink, ink.thick, params, ink.paper) if quad is not None else None
 
 
 def _robust(
@@ -116,7 +125,7 @@ def _robust(
     if fit is None:
         return None
     fit = refit(fit, points, params.fit)
-    return accept(fit, ink.ink, ink.thick, params, robust=True)
+    return accept(fit, ink.ink, ink.thick, params, robust=True, paper=ink.paper)
 
 
 def _blob(contour: np.ndarray, shape: tuple[int, ...], margin: int) -> tuple[np.ndarray, np.ndarray]:
@@ -143,8 +152,7 @@ def _plain(
     seal are best rejected from the former, the inner edge of a ring cut open by the page
     edge from the latter. The fit whose outline is inked more wins.
     """
-    height, width = ink.ink.shape
-    points = _interior_points(contour, width, height, params.edge_margin_px)
+    points = _interior_points(contour, ink, params.edge_margin_px)
     if len(points) < MIN_CONTOUR_POINTS:
         return None, []
     blob, origin = _blob(contour, ink.ink.shape, params.blob_margin_px)

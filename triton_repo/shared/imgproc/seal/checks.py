@@ -23,17 +23,22 @@ from .shapes import (
     SealRegion,
     Shape,
     ellipse_offset_points,
-    inside_image,
     outline_points,
     rect_outline_points,
     sample_mask,
+    visible,
 )
 
 
 def inset_coverages(
-    region: SealRegion, ink: np.ndarray, insets: np.ndarray, params: FindParams
+    region: SealRegion,
+    ink: np.ndarray,
+    insets: np.ndarray,
+    params: FindParams,
+    paper: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Per inset, the share of the visible outline moved that far inwards that lies on ink."""
+    """Per inset, the share of the visible outline moved that far inwards that lies on ink
+    (visible: in the image and on the `paper`, where a photo shows the sheet's edge)."""
     if region.is_elliptic:
         t = np.linspace(0.0, TWO_PI, params.border_samples, endpoint=False)
         points = ellipse_offset_points(
@@ -43,26 +48,30 @@ def inset_coverages(
         points = rect_outline_points(
             region.center, region.axes, region.angle_deg, params.border_samples, insets
         )
-    inside = inside_image(points, ink.shape[1], ink.shape[0])
+    inside = visible(points, ink.shape[1], ink.shape[0], paper)
     inked = sample_mask(ink, points) & inside
     return inked.sum(axis=1) / np.maximum(inside.sum(axis=1), 1)
 
 
-def coverage(region: SealRegion, ink: np.ndarray, params: FindParams) -> tuple[float, float]:
+def coverage(
+    region: SealRegion, ink: np.ndarray, params: FindParams, paper: np.ndarray | None = None
+) -> tuple[float, float]:
     """Best fraction of an inset outline that hits ink, and the visible fraction of the outline."""
     band = max(1, round(params.border_band_fraction * region.axes[1]))
-    best = float(inset_coverages(region, ink, np.arange(band + 1, dtype=float), params).max())
+    best = float(inset_coverages(region, ink, np.arange(band + 1, dtype=float), params, paper).max())
     outline = outline_points(region, params.border_samples, 0.0)
-    return best, float(inside_image(outline, ink.shape[1], ink.shape[0]).mean())
+    return best, float(visible(outline, ink.shape[1], ink.shape[0], paper).mean())
 
 
-def thin_ring(region: SealRegion, ink: np.ndarray, params: FindParams) -> bool:
+def thin_ring(
+    region: SealRegion, ink: np.ndarray, params: FindParams, paper: np.ndarray | None = None
+) -> bool:
     """Whether the border is a thin ring: a seal's text and gaps lie a little way inside it,
     while the stroke of a big red letter O is still solid there."""
     if not region.shape.is_elliptic:
         return True
     insets = np.asarray(params.stroke_checks) * region.axes[1]
-    return float(inset_coverages(region, ink, insets, params).min()) < params.solid_stroke
+    return float(inset_coverages(region, ink, insets, params, paper).min()) < params.solid_stroke
 
 
 def interior_fill(fit: Fit, ink: np.ndarray, params: FindParams) -> float:
@@ -105,10 +114,16 @@ def needed_coverage(fit: Fit, robust: bool, params: FindParams) -> float:
 
 
 def accept(
-    fit: Fit, ink: np.ndarray, thick: np.ndarray, params: FindParams, robust: bool = False
+    fit: Fit,
+    ink: np.ndarray,
+    thick: np.ndarray,
+    params: FindParams,
+    robust: bool = False,
+    paper: np.ndarray | None = None,
 ) -> SealRegion | None:
     """The seal `fit` outlines when its ink passes every check, else None. `thick` is the ink
-    grown slightly, so that speckled, faint rings read as continuous."""
+    grown slightly, so that speckled, faint rings read as continuous; `paper`, the sheet a
+    photo shows (None: the whole image), outside which the ring cannot be seen."""
     height, width = ink.shape
     if not plausible_size(fit, ink.shape, params):  # a refit can shrink onto one character
         return None
@@ -119,16 +134,16 @@ def accept(
     fill = interior_fill(fit, ink, params)
     if not params.min_ink_fill <= fill <= params.max_ink_fill:
         return None
-    inked, visible = coverage(region, thick, params)
-    if inked < needed or visible < params.min_visible_fraction or not thin_ring(region, ink, params):
+    inked, seen = coverage(region, thick, params, paper)
+    if inked < needed or seen < params.min_visible_fraction or not thin_ring(region, ink, params, paper):
         return None
-    if _form_frame(fit, fill, visible, ink.shape, params):
+    if _form_frame(fit, fill, seen, ink.shape, params):
         return None
-    return replace(region, border_coverage=inked, cut=visible < 1.0)
+    return replace(region, border_coverage=inked, cut=seen < 1.0)
 
 
 def accept_quad(
-    quad: np.ndarray, ink: np.ndarray, thick: np.ndarray, params: FindParams
+    quad: np.ndarray, ink: np.ndarray, thick: np.ndarray, params: FindParams, paper: np.ndarray | None = None
 ) -> SealRegion | None:
     """The rectangular seal a quadrilateral border outlines (a seal photographed at a slant),
     reported as the rectangle around it, when its ink passes the checks; else None."""
@@ -138,9 +153,9 @@ def accept_quad(
         return None
     band = max(1, round(params.border_band_fraction * fit.axes[1]))
     points = quad_outlines(quad, params.quad.samples, np.arange(band + 1, dtype=float))
-    inside = inside_image(points, ink.shape[1], ink.shape[0])
-    visible = float(inside[0].mean())
-    if visible < params.min_visible_fraction or _form_frame(fit, fill, visible, ink.shape, params):
+    inside = visible(points, ink.shape[1], ink.shape[0], paper)
+    seen = float(inside[0].mean())
+    if seen < params.min_visible_fraction or _form_frame(fit, fill, seen, ink.shape, params):
         return None
     inked = float(
         ((sample_mask(thick, points) & inside).sum(axis=1) / np.maximum(inside.sum(axis=1), 1)).max()
@@ -148,4 +163,4 @@ def accept_quad(
     if inked < params.min_rect_coverage:
         return None
     box = box_of(fit, ink.shape[1], ink.shape[0])
-    return SealRegion(Shape.RECT, fit.center, fit.axes, fit.angle_deg, box, visible < 1.0, inked)
+    return SealRegion(Shape.RECT, fit.center, fit.axes, fit.angle_deg, box, seen < 1.0, inked)

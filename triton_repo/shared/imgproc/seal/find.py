@@ -1,10 +1,12 @@
 """Finding seals on a page: red-ink blobs that are bordered ellipses or rectangles.
 
 `find_seals` takes the page's red-ink mask on the white-balanced page without the tinted
-edges of dark print (`page_ink`), or, on a page without colour, its toner (`grey`). The
-mask is analysed at a bounded working size, where the printed rules in it are found once
-(`rules`), and closed so that a seal's ring, text and star merge into one blob; each blob,
-biggest first, gives the seals it outlines (`blobs`). A second, wider closing then adds
+edges of dark print (`page_ink`), or, on a page without colour, its toner (`grey`); on a
+photo that shows the desk around the sheet, only the sheet's (`paper`), and a ring running
+off the sheet is seen as one running off the image. The mask is analysed at a bounded
+working size, where the printed rules in it are found once (`rules`), and closed so that a
+seal's ring, text and star merge into one blob; each blob, biggest first, gives the seals it
+outlines (`blobs`). A second, wider closing then adds
 large seals whose pale or patchy ring the first pass saw in pieces, with a patchier ring
 allowed, and a third, narrower one seals that the first merged with other red ink they
 touch. A blob inside a seal found already is passed over (a big seal's characters can pass
@@ -22,6 +24,7 @@ from .blobs import WorkingInk, big_enough, blob_contours, candidates, close_side
 from .grey import is_grey, toner_mask
 from .ink import DEFAULT_INK, RedInkThresholds
 from .page_ink import balanced_hsv, finding_mask
+from .paper import paper_mask
 from .params import DEFAULT_FIND, FindParams
 from .rules import rule_pixels
 from .shapes import SealRegion
@@ -41,10 +44,15 @@ def _working_mask(mask: np.ndarray, params: FindParams) -> tuple[np.ndarray, flo
     return small > 0, scale
 
 
-def _prepared(ink: np.ndarray, params: FindParams) -> WorkingInk:
+def _prepared(ink: np.ndarray, paper: np.ndarray | None, params: FindParams) -> WorkingInk:
+    """The working-size mask's derived masks; `paper` the sheet at the working size (or None)."""
     thick = cv2.dilate(ink.astype(np.uint8), _GROW) > 0
     rules = rule_pixels(ink, params.rules) if params.cut_rules else np.zeros(ink.shape, bool)
-    return WorkingInk(ink, thick, rules)
+    if paper is None:
+        return WorkingInk(ink, thick, rules)
+    side = 2 * params.edge_margin_px + 1
+    fitted = cv2.erode(paper.astype(np.uint8), np.ones((side, side), np.uint8)) > 0
+    return WorkingInk(ink & paper, thick & paper, rules, paper, fitted)
 
 
 def _rescale(region: SealRegion, scale: float, width: int, height: int) -> SealRegion:
@@ -94,10 +102,15 @@ def _add_new(found: list[SealRegion], more: list[SealRegion]) -> None:
             found.append(region)
 
 
-def find_seals_in_mask(mask: np.ndarray, params: FindParams = DEFAULT_FIND) -> list[SealRegion]:
-    """Seals outlined by a boolean red-ink mask, largest first; empty when there are none."""
+def find_seals_in_mask(
+    mask: np.ndarray, params: FindParams = DEFAULT_FIND, paper: np.ndarray | None = None
+) -> list[SealRegion]:
+    """Seals outlined by a boolean red-ink mask, largest first; empty when there are none.
+    `paper`: the sheet a photo shows, of the mask's shape (None: the whole image); ink off it
+    is the desk's, and a seal's ring is seen only on it."""
     small, scale = _working_mask(mask, params)
-    ink = _prepared(small, params)
+    sheet = None if paper is None else _working_mask(paper, params)[0]
+    ink = _prepared(small, sheet, params)
     wide = replace(params, min_ellipse_coverage=params.wide_coverage, min_rect_coverage=params.wide_coverage)
     passes = (
         (params, 1.0, 0.0),
@@ -130,6 +143,15 @@ def _grey_params(params: FindParams) -> FindParams:
     )
 
 
+def _on_sheet_then_all(mask: np.ndarray, params: FindParams, paper: np.ndarray | None) -> list[SealRegion]:
+    """Seals of the mask found on the sheet a photo shows, then any more found on the whole
+    image: a sheet misjudged (a certificate's coloured frame taken for the desk) loses none."""
+    found = find_seals_in_mask(mask, params, paper)
+    if paper is not None:
+        _add_new(found, find_seals_in_mask(mask, params))
+    return found
+
+
 def find_seals(
     rgb: np.ndarray, thresholds: RedInkThresholds = DEFAULT_INK, params: FindParams = DEFAULT_FIND
 ) -> list[SealRegion]:
@@ -138,9 +160,10 @@ def find_seals(
     without colour, is its toner (`grey`): call this rather than `find_seals_in_mask` on a
     plain red mask."""
     hsv = balanced_hsv(rgb, params.balance)
-    found = find_seals_in_mask(finding_mask(hsv, thresholds, params.fringe), params)
+    paper = paper_mask(hsv, params.paper)
+    found = _on_sheet_then_all(finding_mask(hsv, thresholds, params.fringe), params, paper)
     if params.grey_fallback and is_grey(hsv, params.grey):
         # A small seal on a black-and-white page is red but barely colours it: keep what the red
         # mask found, and add the grey seals.
-        _add_new(found, find_seals_in_mask(toner_mask(hsv, params.grey), _grey_params(params)))
+        _add_new(found, _on_sheet_then_all(toner_mask(hsv, params.grey), _grey_params(params), paper))
     return sorted(found, key=_area, reverse=True)

@@ -13,6 +13,7 @@ from .balance import DEFAULT_BALANCE, BalanceParams
 from .fit import DEFAULT_FIT, FitParams
 from .grey import DEFAULT_GREY, GreyParams
 from .page_ink import DEFAULT_FRINGE, FringeParams
+from .paper import DEFAULT_PAPER, PaperParams
 from .quad import DEFAULT_QUAD, QuadParams
 from .rules import DEFAULT_RULES, RuleParams
 
@@ -84,6 +85,8 @@ class FindParams:
     rules: RuleParams = DEFAULT_RULES
     balance: BalanceParams = DEFAULT_BALANCE
     fringe: FringeParams = DEFAULT_FRINGE
+    # On a photo showing the desk around the sheet, seals are sought on the sheet (see `paper`).
+    paper: PaperParams = DEFAULT_PAPER
     # On a page without colour (a photocopy) seals are sought in its toner (see `grey`).
     grey_fallback: bool = True
     grey: GreyParams = DEFAULT_GREY

@@ -143,6 +143,13 @@ def inside_image(points: np.ndarray, width: int, height: int) -> np.ndarray:
     return (x >= 0) & (y >= 0) & (x <= width - 1) & (y <= height - 1)
 
 
+def visible(points: np.ndarray, width: int, height: int, paper: np.ndarray | None = None) -> np.ndarray:
+    """Boolean mask of the (x, y) points inside a width x height image and, where the image
+    shows a sheet (`paper`: its boolean mask), on the sheet: a seal is seen only there."""
+    inside = inside_image(points, width, height)
+    return inside if paper is None else inside & sample_mask(paper, points)
+
+
 def sample_mask(mask: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Nearest-pixel values of a 2-D mask at (x, y) points; points must lie inside."""
     cols = np.clip(np.rint(points[..., 0]).astype(int), 0, mask.shape[1] - 1)
