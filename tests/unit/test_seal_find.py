@@ -224,6 +224,15 @@ def test_a_grey_photocopy_seal_is_found_and_black_print_is_not() -> None:
     assert find_seals(image, params=replace(DEFAULT_FIND, grey_fallback=False)) == []
 
 
+def test_a_pale_grey_photocopy_seal_is_found_at_a_lighter_toner_level() -> None:
+    image = page(1200, 900)
+    stamp(image, (700, 450), (150, 150), colour=(210, 210, 210))  # lighter than the usual toner
+    cv2.putText(image, "Invoice 2024-118", (60, 120), cv2.FONT_HERSHEY_SIMPLEX, 1.5, BLACK, 3)
+    assert centres(image) == [pytest.approx((700, 450), abs=5)]
+    one_level = replace(DEFAULT_FIND, grey=replace(DEFAULT_FIND.grey, other_values=()))
+    assert find_seals(image, params=one_level) == []
+
+
 def test_a_small_red_seal_on_a_black_and_white_page_is_still_found_in_red() -> None:
     image = page(3000, 2200)
     for y in range(100, 2100, 60):

@@ -165,5 +165,8 @@ def find_seals(
     if params.grey_fallback and is_grey(hsv, params.grey):
         # A small seal on a black-and-white page is red but barely colours it: keep what the red
         # mask found, and add the grey seals.
-        _add_new(found, _on_sheet_then_all(toner_mask(hsv, params.grey), _grey_params(params), paper))
+        grey = _grey_params(params)
+        for value in (params.grey.max_value, *params.grey.other_values):
+            toner = toner_mask(hsv, replace(params.grey, max_value=value))
+            _add_new(found, _on_sheet_then_all(toner, grey, paper))
     return sorted(found, key=_area, reverse=True)
