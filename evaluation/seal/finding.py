@@ -76,6 +76,8 @@ def _details(results: list[PageResult]) -> None:
 
 def report(title: str, results: list[PageResult], seconds: list[float], verbose: bool) -> None:
     """Recall, false seals and time per page of one set; misses and false seals when verbose."""
+    if not results:
+        return  # a set left empty by the options (`--only` none)
     total = summarize(results)
     times = np.asarray(seconds) * 1000.0
     _say(
