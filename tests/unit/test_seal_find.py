@@ -11,7 +11,7 @@ import pytest
 from imgproc.seal.balance import BalanceParams, paper_colour, white_balanced
 from imgproc.seal.find import find_seals
 from imgproc.seal.fit import FitParams, ransac_ellipse
-from imgproc.seal.grey import is_grey
+from imgproc.seal.grey import crop_toner, is_grey, toner_mask
 from imgproc.seal.ink import to_hsv
 from imgproc.seal.page_ink import print_fringes
 from imgproc.seal.paper import paper_mask
@@ -231,6 +231,17 @@ def test_a_pale_grey_photocopy_seal_is_found_at_a_lighter_toner_level() -> None:
     assert centres(image) == [pytest.approx((700, 450), abs=5)]
     one_level = replace(DEFAULT_FIND, grey=replace(DEFAULT_FIND.grey, other_values=()))
     assert find_seals(image, params=one_level) == []
+
+
+def test_a_grey_seal_crop_takes_its_own_toner_level_pale_or_dark() -> None:
+    for grey in (215, 120):  # lighter than the finder's first toner level; darker
+        crop = page(300, 300)
+        stamp(crop, (150, 150), (120, 120), colour=(grey, grey, grey))
+        value = to_hsv(crop)[..., 2]
+        ring = value[150, 30 - RING // 2 : 30 + RING // 2]
+        assert crop_toner(value)[150, 30 - RING // 2 : 30 + RING // 2].all()
+        assert not crop_toner(value)[150, 150]  # the paper inside
+        assert toner_mask(to_hsv(crop))[150, 30 - RING // 2 : 30 + RING // 2].all() == (ring.max() < 200)
 
 
 def test_a_small_red_seal_on_a_black_and_white_page_is_still_found_in_red() -> None:

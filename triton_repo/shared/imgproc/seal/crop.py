@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from .grey import DEFAULT_GREY, GreyParams, is_grey, toner_mask
+from .grey import DEFAULT_GREY, GreyParams, crop_toner, is_grey
 from .ink import DEFAULT_INK, RedInkThresholds, adapted_to, ink_gray_hsv, red_mask_hsv, to_hsv
 from .shapes import SealRegion
 
@@ -54,7 +54,8 @@ def _inks(crop: np.ndarray, ink: RedInkThresholds, grey: GreyParams) -> tuple[np
     """The ink image and the ink mask of an RGB crop: of its red ink, or of its toner."""
     hsv = to_hsv(crop)
     if is_grey(hsv, grey):
-        return np.ascontiguousarray(hsv[..., 2]), toner_mask(hsv, grey)
+        value = np.ascontiguousarray(hsv[..., 2])
+        return value, crop_toner(value)
     local = adapted_to(hsv, ink)
     return ink_gray_hsv(crop, hsv, local), red_mask_hsv(hsv, local)
 

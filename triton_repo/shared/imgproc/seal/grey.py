@@ -58,3 +58,12 @@ def is_grey(hsv: np.ndarray, params: GreyParams = DEFAULT_GREY) -> bool:
 def toner_mask(hsv: np.ndarray, params: GreyParams = DEFAULT_GREY) -> np.ndarray:
     """Boolean mask of the pixels of a white-balanced HSV page darker than paper."""
     return hsv[..., 2] < params.max_value
+
+
+def crop_toner(value: np.ndarray) -> np.ndarray:
+    """Boolean toner mask of a grey seal's crop (its HSV value channel), at the crop's own
+    Otsu threshold: seals are found at several toner levels, and one fixed level cuts a pale
+    seal's strokes apart or runs a dark one's into the print. Tuning part made grey, rims
+    16 -> 17/25 (CER 19.9% -> 15.7%) against the finder's 200; at 180 it read 12, at 220 17."""
+    level, _ = cv2.threshold(value, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    return value <= level  # Otsu's level is the dark class's top (OpenCV marks what lies above)
