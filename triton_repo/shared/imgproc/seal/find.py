@@ -44,15 +44,18 @@ def _working_mask(mask: np.ndarray, params: FindParams) -> tuple[np.ndarray, flo
     return small > 0, scale
 
 
-def _prepared(ink: np.ndarray, paper: np.ndarray | None, params: FindParams) -> WorkingInk:
-    """The working-size mask's derived masks; `paper` the sheet at the working size (or None)."""
+def _prepared(ink: np.ndarray, params: FindParams) -> WorkingInk:
     thick = cv2.dilate(ink.astype(np.uint8), _GROW) > 0
     rules = rule_pixels(ink, params.rules) if params.cut_rules else np.zeros(ink.shape, bool)
-    if paper is None:
-        return WorkingInk(ink, thick, rules)
+    return WorkingInk(ink, thick, rules)
+
+
+def _on_sheet(whole: WorkingInk, sheet: np.ndarray, params: FindParams) -> WorkingInk:
+    """The working ink with what lies off the sheet (at the working size) taken out; the rules
+    stay those of the whole mask."""
     side = 2 * params.edge_margin_px + 1
-    fitted = cv2.erode(paper.astype(np.uint8), np.ones((side, side), np.uint8)) > 0
-    return WorkingInk(ink & paper, thick & paper, rules, paper, fitted)
+    fitted = cv2.erode(sheet.astype(np.uint8), np.ones((side, side), np.uint8)) > 0
+    return WorkingInk(whole.ink & sheet, whole.thick & sheet, whole.rules, sheet, fitted)
 
 
 def _rescale(region: SealRegion, scale: float, width: int, height: int) -> SealRegion:
@@ -102,30 +105,39 @@ def _add_new(found: list[SealRegion], more: list[SealRegion]) -> None:
             found.append(region)
 
 
-def find_seals_in_mask(
-    mask: np.ndarray, params: FindParams = DEFAULT_FIND, paper: np.ndarray | None = None
-) -> list[SealRegion]:
-    """Seals outlined by a boolean red-ink mask, largest first; empty when there are none.
-    `paper`: the sheet a photo shows, of the mask's shape (None: the whole image); ink off it
-    is the desk's, and a seal's ring is seen only on it."""
-    small, scale = _working_mask(mask, params)
-    sheet = None if paper is None else _working_mask(paper, params)[0]
-    ink = _prepared(small, sheet, params)
+def _search(ink: WorkingInk, params: FindParams) -> list[SealRegion]:
+    """The seals of the three closings of the working ink, at the working scale."""
     wide = replace(params, min_ellipse_coverage=params.wide_coverage, min_rect_coverage=params.wide_coverage)
     passes = (
         (params, 1.0, 0.0),
         (
             wide,
             params.wide_close,
-            params.wide_min_widths * close_side(small.shape, params, params.wide_close),
+            params.wide_min_widths * close_side(ink.ink.shape, params, params.wide_close),
         ),
         (params, params.tight_close, 0.0),
     )
     found: list[SealRegion] = []
     for settings, factor, min_width in passes:
         _run_pass(ink, settings, factor, min_width, found)
-    seals = [_rescale(r, scale, mask.shape[1], mask.shape[0]) for r in found]
-    return sorted(seals, key=_area, reverse=True)
+    return found
+
+
+def find_seals_in_mask(
+    mask: np.ndarray, params: FindParams = DEFAULT_FIND, paper: np.ndarray | None = None
+) -> list[SealRegion]:
+    """Seals outlined by a boolean red-ink mask, largest first; empty when there are none.
+    `paper`: the sheet a photo shows, of the mask's shape (None: the whole image). Seals are
+    sought on it first (ink off it is the desk's, and a ring is seen only on it), then on the
+    whole image: a misjudged sheet (a certificate's coloured frame taken for the desk) loses
+    none. The mask is shrunk and its rules found once for both."""
+    small, scale = _working_mask(mask, params)
+    whole = _prepared(small, params)
+    inks = [whole] if paper is None else [_on_sheet(whole, _working_mask(paper, params)[0], params), whole]
+    found: list[SealRegion] = []
+    for ink in inks:
+        _add_new(found, [_rescale(r, scale, mask.shape[1], mask.shape[0]) for r in _search(ink, params)])
+    return sorted(found, key=_area, reverse=True)
 
 
 def _grey_params(params: FindParams) -> FindParams:
@@ -143,15 +155,6 @@ def _grey_params(params: FindParams) -> FindParams:
     )
 
 
-def _on_sheet_then_all(mask: np.ndarray, params: FindParams, paper: np.ndarray | None) -> list[SealRegion]:
-    """Seals of the mask found on the sheet a photo shows, then any more found on the whole
-    image: a sheet misjudged (a certificate's coloured frame taken for the desk) loses none."""
-    found = find_seals_in_mask(mask, params, paper)
-    if paper is not None:
-        _add_new(found, find_seals_in_mask(mask, params))
-    return found
-
-
 def find_seals(
     rgb: np.ndarray, thresholds: RedInkThresholds = DEFAULT_INK, params: FindParams = DEFAULT_FIND
 ) -> list[SealRegion]:
@@ -161,12 +164,11 @@ def find_seals(
     plain red mask."""
     hsv = balanced_hsv(rgb, params.balance)
     paper = paper_mask(hsv, params.paper)
-    found = _on_sheet_then_all(finding_mask(hsv, thresholds, params.fringe), params, paper)
+    found = find_seals_in_mask(finding_mask(hsv, thresholds, params.fringe), params, paper)
     if params.grey_fallback and is_grey(hsv, params.grey):
         # A small seal on a black-and-white page is red but barely colours it: keep what the red
         # mask found, and add the grey seals.
         grey = _grey_params(params)
         for value in (params.grey.max_value, *params.grey.other_values):
-            toner = toner_mask(hsv, replace(params.grey, max_value=value))
-            _add_new(found, _on_sheet_then_all(toner, grey, paper))
+            _add_new(found, find_seals_in_mask(toner_mask(hsv, value), grey, paper))
     return sorted(found, key=_area, reverse=True)

@@ -55,9 +55,9 @@ def is_grey(hsv: np.ndarray, params: GreyParams = DEFAULT_GREY) -> bool:
     return np.count_nonzero(coloured) < params.max_coloured * coloured.size
 
 
-def toner_mask(hsv: np.ndarray, params: GreyParams = DEFAULT_GREY) -> np.ndarray:
-    """Boolean mask of the pixels of a white-balanced HSV page darker than paper."""
-    return hsv[..., 2] < params.max_value
+def toner_mask(hsv: np.ndarray, max_value: int = DEFAULT_GREY.max_value) -> np.ndarray:
+    """Boolean mask of the pixels of a white-balanced HSV page darker than `max_value`."""
+    return hsv[..., 2] < max_value
 
 
 def crop_toner(value: np.ndarray) -> np.ndarray:
