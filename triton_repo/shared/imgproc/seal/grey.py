@@ -33,7 +33,7 @@ class GreyParams:
     # `max_value`). Tuning part made grey: recall 0.686 -> 0.771; generated photocopies
     # (seeds 14000/15000/16000): 0.560/0.625/0.522 -> 0.720/0.708/0.739; no false seal on the
     # grey real pages with their seals painted out. Each level costs a grey page one search
-    # more (about 75 ms); either level alone finds about half the gain.
+    # more (about 130 ms); either level alone finds about half the gain.
     other_values: tuple[int, ...] = (180, 220)
     min_coverage: float = 0.9
     min_fill: float = 0.02  # the interior holds writing...
