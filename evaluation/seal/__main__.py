@@ -62,6 +62,8 @@ def _report(title: str, results: list[PageResult], seconds: float, verbose: bool
         _say(f"  rect: rim exact {rect.exact}/{rect.rims}, CER {rect.cer:.3f}")
     for miss in elliptic.misses if verbose else []:
         _say(f"    {miss}")
+    for miss in elliptic.line_misses if verbose else []:
+        _say(f"    lines: {miss}")
     for result in results if verbose else []:
         for false in result.false_seals:
             _say(f"    false seal on {result.page.name}: {false.shape} {false.box} {false.rim_text}")

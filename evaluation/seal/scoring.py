@@ -138,6 +138,8 @@ class Summary:
     inner: list[int] = field(default_factory=lambda: [0, 0])  # hit, total
     codes: list[int] = field(default_factory=lambda: [0, 0])
     misses: list[str] = field(default_factory=list)
+    # Seals whose rim reads right (or is not counted) but an inner line or a code is missed.
+    line_misses: list[str] = field(default_factory=list)
 
     def add(self, result: PageResult, shapes: frozenset[str]) -> None:
         """Count one page; rims of seals of `shapes` only (recall counts every seal)."""
@@ -155,14 +157,18 @@ class Summary:
         inner_hit, inner, codes_hit, codes = seal.lines_hit()
         self.inner = [self.inner[0] + inner_hit, self.inner[1] + inner]
         self.codes = [self.codes[0] + codes_hit, self.codes[1] + codes]
-        if seal.truth.rim_text is None or seal.truth.shape not in shapes:
+        if seal.truth.shape not in shapes:
             return
-        self.rims += 1
-        self.exact += seal.distance == 0
-        self.edits += seal.distance
-        self.chars += len(normalize(seal.truth.rim_text))
-        if seal.distance:
+        counted = seal.truth.rim_text is not None
+        if counted:
+            self.rims += 1
+            self.exact += seal.distance == 0
+            self.edits += seal.distance
+            self.chars += len(normalize(seal.truth.rim_text or ""))
+        if counted and seal.distance:
             self.misses.append(seal.describe())
+        elif seal.found is not None and (inner_hit < inner or codes_hit < codes):
+            self.line_misses.append(seal.describe())
 
     @property
     def recall(self) -> float:

@@ -1,0 +1,31 @@
+"""The one seal scorer (evaluation.seal.scoring) on hand-made truth and answers: pure."""
+
+from __future__ import annotations
+
+from evaluation.seal.dataset import TruthPage, TruthSeal
+from evaluation.seal.scoring import ELLIPTIC, FoundSeal, Summary, score_page, summarize
+
+BOX = (10, 10, 110, 110)
+TRUTH = TruthSeal(BOX, "round", "清华大学", ("国情研究院",), ("1100000215683",))
+PAGE = TruthPage("page", "real", "tuning", b"", (TRUTH,))
+
+
+def _summary(found: FoundSeal) -> Summary:
+    return summarize([score_page(PAGE, [found])], ELLIPTIC)
+
+
+def test_a_right_rim_with_a_missed_code_is_a_line_miss_not_a_rim_miss() -> None:
+    summary = _summary(FoundSeal(BOX, "round", "清华大学", ("国情研究院",), ("102290036915",)))
+    assert (summary.exact, summary.rims, summary.misses) == (1, 1, [])
+    assert summary.inner == [1, 1] and summary.codes == [0, 1]
+    assert len(summary.line_misses) == 1 and "1100000215683" in summary.line_misses[0]
+
+
+def test_a_wrong_rim_is_listed_once_among_the_rim_misses() -> None:
+    summary = _summary(FoundSeal(BOX, "round", "华大学", (), ()))
+    assert summary.exact == 0 and len(summary.misses) == 1 and summary.line_misses == []
+
+
+def test_a_seal_read_in_full_is_in_neither_list() -> None:
+    summary = _summary(FoundSeal(BOX, "round", "清华大学", ("国情研究院",), ("1100000215683",)))
+    assert summary.misses == [] and summary.line_misses == [] and summary.codes == [1, 1]
