@@ -7,6 +7,7 @@ import cv2
 import numpy as np
 import pytest
 from imgproc.seal.detect import level_turn, seal_det_input, text_map
+from imgproc.seal.lines import DEFAULT_LINES, joined_lines
 from imgproc.seal.locate import locate
 from imgproc.seal.polar import circular_runs
 from imgproc.seal.shapes import SealRegion, Shape, ellipse_offset_points
@@ -96,3 +97,21 @@ def test_an_oval_turns_level_the_short_way_and_the_map_turns_back() -> None:
     assert tensor.shape[:2] == (1, 3) and min(tensor.shape[2:]) >= 736 and tensor.shape[2] % 32 == 0
     back = text_map(np.ones(tensor.shape[2:], np.float32)[None, None], crop.shape, level_turn(oval))
     assert back.shape == (120, 200) and back[60, 100] == pytest.approx(1.0)
+
+
+def _box(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
+    return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)  # tl, tr, br, bl
+
+
+def test_pieces_of_one_line_are_joined_and_other_lines_are_not() -> None:
+    up = np.array([0.0, -1.0])
+    # A tax ID broken in two by print across it: one box from the first piece's start to the last's end.
+    (line,) = joined_lines([_box(100, 100, 180, 120), _box(195, 101, 300, 121)], up, DEFAULT_LINES)
+    (x0, y0), (x1, y1) = line.min(axis=0), line.max(axis=0)
+    assert (x0, x1) == pytest.approx((100, 300), abs=1) and (y0, y1) == pytest.approx((100, 121), abs=1)
+    assert line[0][0] < line[1][0] and line[0][1] < line[3][1]  # tl, tr, br, bl
+    # Lines one above the other, and two texts far apart on one row, stay apart.
+    assert len(joined_lines([_box(100, 100, 300, 120), _box(100, 130, 300, 150)], up, DEFAULT_LINES)) == 2
+    assert len(joined_lines([_box(100, 100, 160, 120), _box(240, 100, 300, 120)], up, DEFAULT_LINES)) == 2
+    # A small mark level with a line is not a piece of it (unlike height).
+    assert len(joined_lines([_box(100, 100, 300, 120), _box(305, 106, 315, 114)], up, DEFAULT_LINES)) == 2

@@ -3,7 +3,8 @@
 Inner lines are the detector's components inside the fitted outline that are not mostly in
 one of the seal's arcs (a component the detector merged with the rim keeps only its part
 outside), on the seal's ink (not black print), boxed by their minimum-area rectangle with a
-margin and ordered top line first along the seal's up direction.
+margin, pieces of one line joined (print across a tax ID breaks the detector's line in two),
+and ordered top line first along the seal's up direction.
 """
 
 from __future__ import annotations
@@ -27,6 +28,12 @@ class LineParams:
     in_arc: float = 0.5  # a component this much inside the arcs is theirs, not an inner line
     min_line_area: float = 0.002  # of the crop, the smallest inner line
     line_pad: float = 0.25  # of a line's height, added around an inner line's box
+    # Two boxes on one line (level with each other, of like height) at most this far apart (of
+    # their height) are one line that print across it broke in two (a tax ID: 9189296|77GD971E9FD).
+    join_gap: float = 1.0
+    join_offset: float = 0.35  # level: centres this far apart across the line (of its height)
+    join_height: float = 1.5  # like: heights within this ratio
+    join_angle_deg: float = 10.0  # and their reading directions this close
 
 
 DEFAULT_LINES = LineParams()
@@ -62,6 +69,47 @@ def _line_quad(points: np.ndarray, up: np.ndarray, params: LineParams) -> np.nda
     return _upright_order(cv2.boxPoints(((cx, cy), (width + grow, height + grow), angle)), up)
 
 
+def _frame(quad: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """A box's centre, unit reading direction and height (corners tl, tr, br, bl)."""
+    along = quad[1] - quad[0]
+    axis = along / max(float(np.linalg.norm(along)), 1e-9)
+    return quad.mean(axis=0), axis, float(np.linalg.norm(quad[3] - quad[0]))
+
+
+def _on_one_line(first: np.ndarray, second: np.ndarray, params: LineParams) -> bool:
+    """Whether two boxes are pieces of one line: level, of like height, close along it."""
+    centre, axis, height = _frame(first)
+    other, other_axis, other_height = _frame(second)
+    low, high = sorted((height, other_height))
+    turned = float(axis @ other_axis) < np.cos(np.deg2rad(params.join_angle_deg))
+    if low <= 0 or high > params.join_height * low or turned:
+        return False
+    normal = np.array([-axis[1], axis[0]])
+    if abs(float((other - centre) @ normal)) > params.join_offset * low:
+        return False
+    spans = [sorted(float((corner - centre) @ axis) for corner in quad) for quad in (first, second)]
+    gap = max(spans[0][0], spans[1][0]) - min(spans[0][-1], spans[1][-1])
+    return gap <= params.join_gap * low
+
+
+def _pair_on_one_line(quads: list[np.ndarray], params: LineParams) -> tuple[int, int] | None:
+    for i, first in enumerate(quads):
+        for j in range(i + 1, len(quads)):
+            if _on_one_line(first, quads[j], params):
+                return i, j
+    return None
+
+
+def joined_lines(quads: list[np.ndarray], up: np.ndarray, params: LineParams) -> list[np.ndarray]:
+    """The boxes with the pieces of each line joined into one box (tl, tr, br, bl along `up`)."""
+    quads = list(quads)
+    while (pair := _pair_on_one_line(quads, params)) is not None:
+        i, j = pair
+        corners = np.vstack([quads[i], quads.pop(j)]).astype(np.float32)
+        quads[i] = _upright_order(cv2.boxPoints(cv2.minAreaRect(corners)), up)
+    return quads
+
+
 def inner_quads(
     prob: np.ndarray,
     ink: np.ndarray,
@@ -91,4 +139,5 @@ def inner_quads(
             continue
         points = np.argwhere(cells & (in_rim == 0))[:, ::-1]
         quads.append(_line_quad(points, up, params))
+    quads = joined_lines(quads, up, params)
     return tuple(sorted(quads, key=lambda quad: -float(quad.mean(axis=0) @ up)))
