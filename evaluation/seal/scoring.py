@@ -159,13 +159,13 @@ class Summary:
         self.codes = [self.codes[0] + codes_hit, self.codes[1] + codes]
         if seal.truth.shape not in shapes:
             return
-        counted = seal.truth.rim_text is not None
-        if counted:
+        rim = seal.truth.rim_text
+        if rim is not None:
             self.rims += 1
             self.exact += seal.distance == 0
             self.edits += seal.distance
-            self.chars += len(normalize(seal.truth.rim_text or ""))
-        if counted and seal.distance:
+            self.chars += len(normalize(rim))
+        if rim is not None and seal.distance:
             self.misses.append(seal.describe())
         elif seal.found is not None and (inner_hit < inner or codes_hit < codes):
             self.line_misses.append(seal.describe())

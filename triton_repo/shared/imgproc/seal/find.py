@@ -131,9 +131,14 @@ def find_seals_in_mask(
     sought on it first (ink off it is the desk's, and a ring is seen only on it), then on the
     whole image: a misjudged sheet (a certificate's coloured frame taken for the desk) loses
     none. The mask is shrunk and its rules found once for both."""
+    return _find_in_mask(mask, params, None if paper is None else _working_mask(paper, params)[0])
+
+
+def _find_in_mask(mask: np.ndarray, params: FindParams, sheet: np.ndarray | None) -> list[SealRegion]:
+    """`find_seals_in_mask` with the sheet already at the working size (shrunk once a page)."""
     small, scale = _working_mask(mask, params)
     whole = _prepared(small, params)
-    inks = [whole] if paper is None else [_on_sheet(whole, _working_mask(paper, params)[0], params), whole]
+    inks = [whole] if sheet is None else [_on_sheet(whole, sheet, params), whole]
     found: list[SealRegion] = []
     for ink in inks:
         _add_new(found, [_rescale(r, scale, mask.shape[1], mask.shape[0]) for r in _search(ink, params)])
@@ -164,11 +169,13 @@ def find_seals(
     plain red mask."""
     hsv = balanced_hsv(rgb, params.balance)
     paper = paper_mask(hsv, params.paper)
-    found = find_seals_in_mask(finding_mask(hsv, thresholds, params.fringe), params, paper)
+    # Every mask of the page has its shape, so the sheet is shrunk to the working size once.
+    sheet = None if paper is None else _working_mask(paper, params)[0]
+    found = _find_in_mask(finding_mask(hsv, thresholds, params.fringe), params, sheet)
     if params.grey_fallback and is_grey(hsv, params.grey):
         # A small seal on a black-and-white page is red but barely colours it: keep what the red
         # mask found, and add the grey seals.
         grey = _grey_params(params)
         for value in (params.grey.max_value, *params.grey.other_values):
-            _add_new(found, find_seals_in_mask(toner_mask(hsv, value), grey, paper))
+            _add_new(found, _find_in_mask(toner_mask(hsv, value), grey, sheet))
     return sorted(found, key=_area, reverse=True)
