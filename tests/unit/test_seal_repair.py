@@ -91,6 +91,7 @@ def test_started_after_legal_form_turns_a_rim_read_from_the_wrong_start(read: st
         "北京万达有限公司第一分厂",
         "甲有限公司乙丙有限公司",  # two forms: not a wrapped name
         "有限公司甲",  # one character is too little to be the name's start
+        "烟台华宇商贸有限公司一",  # one stray mark read after the form, a long name before it
         "深圳有限公司A1",  # not all Chinese: a code read along
         "有限公司",
         "",

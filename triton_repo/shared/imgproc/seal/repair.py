@@ -40,7 +40,8 @@ LEGAL_FORMS = ("股份有限公司", "有限责任公司", "有限公司")
 # start of the name, read after its end (the rim was opened at the wrong place).
 AFTER_LEGAL_FORM = tuple("公司 厂 店 部 处 中心 所 站 室 行 社 院 馆 队 组 会 章".split())
 MIN_CORE_CHARS = 6  # a line of fewer characters has too short a middle to measure a pitch on
-MIN_WRAPPED = 2  # a name of fewer characters beside the form is not turned
+# Fewer characters read after the form are not a name's start (a stray mark: 有限公司一).
+MIN_WRAPPED = 2
 LEGAL_FORM_CORE = "有限"  # what a cut-short legal form must still show to be completed
 # Texts that every seal of a class carries word for word: the rim of the invoice supervision
 # seal (监制章) printed on every Chinese invoice since 1993, and its lower line. A reading that
@@ -326,7 +327,11 @@ def started_after_legal_form(text: str) -> str:
             cut = (at + len(form)) % len(text)
             turned = text[cut:] + text[:cut]
             once = not any(other in turned[: -len(form)] for other in LEGAL_FORMS)
-            return turned if once and len(text) - len(form) >= MIN_WRAPPED else text
+            # The characters read after the form: to the text's end, or (a form split across
+            # the ends) from the form's end at the start up to where it begins.
+            end = at + len(form)
+            wrapped = len(text) - end if end <= len(text) else at - (end - len(text))
+            return turned if once and wrapped >= MIN_WRAPPED else text
     return text
 
 
