@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 from imgproc.seal.balance import BalanceParams, paper_colour, white_balanced
 from imgproc.seal.find import find_seals
-from imgproc.seal.fit import FitParams, ransac_ellipse
+from imgproc.seal.fit import Fit, FitParams, ransac_ellipse, snapped
 from imgproc.seal.grey import crop_toner, is_grey, toner_mask
 from imgproc.seal.ink import to_hsv
 from imgproc.seal.page_ink import print_fringes
 from imgproc.seal.paper import paper_mask
 from imgproc.seal.params import DEFAULT_FIND
 from imgproc.seal.rules import rule_pixels
-from imgproc.seal.shapes import rect_outline_points
+from imgproc.seal.shapes import Shape, rect_outline_points
 
 RED = (220, 30, 40)  # RGB
 BROWN = (190, 80, 60)  # invoice print
@@ -277,6 +277,20 @@ def test_ransac_ellipse_follows_the_inked_ring_not_the_print_on_the_contour() ->
     assert fit is not None
     assert fit.center == pytest.approx((250, 220), abs=4)
     assert fit.axes == pytest.approx((150, 100), abs=5)
+
+
+def test_a_fit_dragged_off_a_ring_by_rules_across_it_is_moved_back_onto_the_ring() -> None:
+    ink = np.zeros((500, 600), np.uint8)
+    cv2.ellipse(ink, (300, 250), (160, 150), 10, 0, 360, 1, 5)
+    for y in (170, 330):  # table rules running through the ring and out on both sides
+        cv2.line(ink, (0, y), (599, y), 1, 3)
+    cv2.putText(ink, "12 pcs", (220, 260), cv2.FONT_HERSHEY_SIMPLEX, 1.2, 1, 3)  # print inside
+    dragged = Fit(Shape.OVAL, (288.0, 258.0), (146.0, 132.0), 0.0)  # what the blob's contour gave
+    fit = snapped(dragged, ink > 0, FitParams())
+    assert fit is not None
+    assert fit.center == pytest.approx((300, 250), abs=3)
+    assert fit.axes == pytest.approx((160, 150), abs=4)
+    assert snapped(dragged, np.zeros_like(ink) > 0, FitParams()) is None  # no ring, no fit
 
 
 def test_rect_outline_points_for_several_insets_at_once_match_one_at_a_time() -> None:

@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from .checks import accept, accept_quad, plausible_size
-from .fit import MIN_CONTOUR_POINTS, fit_ellipse, plain_fits, ransac_ellipse, refit
+from .fit import MIN_CONTOUR_POINTS, Fit, fit_ellipse, plain_fits, ransac_ellipse, refit, snapped
 from .params import FindParams
 from .quad import hull_quad
 from .shapes import SealRegion, Shape, sample_mask
@@ -108,9 +108,20 @@ def _from_points(
             fit = fit_ellipse(points, ink.thick, params.fit)
         if (found := accept(fit, ink.ink, ink.thick, params, paper=ink.paper)) is not None:
             return found
+        if fit.shape is not Shape.RECT and (found := _snapped(fit, ink, params)) is not None:
+            return found
     # A blob a rectangle fits may be a rectangular seal at a slant: a quadrilateral.
     quad = hull_quad(points, params.quad) if boxy else None
     return accept_quad(quad, ink.ink, ink.thick, params, ink.paper) if quad is not None else None
+
+
+def _snapped(fit: Fit, ink: WorkingInk, params: FindParams) -> SealRegion | None:
+    """The seal an ellipse fit rejected outlines once moved onto the ring near it (`fit.snapped`),
+    held to the robust fits' coverage; None where `params.snap` is off."""
+    moved = snapped(fit, ink.thick, params.fit) if params.snap else None
+    if moved is None:
+        return None
+    return accept(moved, ink.ink, ink.thick, params, robust=True, paper=ink.paper)
 
 
 def _robust(

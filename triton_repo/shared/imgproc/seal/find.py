@@ -157,6 +157,7 @@ def _grey_params(params: FindParams) -> FindParams:
         min_ink_fill=grey.min_fill,
         max_ink_fill=grey.max_fill,
         robust=grey.robust,
+        snap=grey.snap,
     )
 
 

@@ -39,6 +39,8 @@ class FitParams:
     outline_inset_px: float = 1.5  # where a hypothesis looks for the ring, inside its outer edge
     max_aspect: float = 2.2  # a hypothesis more elongated than this is no seal
     centre_reach: float = 0.5  # of the contour's extent: how far beside it a centre may lie
+    # `snapped`: the ring is sought this far (a share of the radius) in and out of a fit.
+    snap_reach: float = 0.2
 
 
 DEFAULT_FIT = FitParams()
@@ -243,3 +245,32 @@ def fit_ellipse(points: np.ndarray, ink: np.ndarray, params: FitParams) -> Fit:
     if _inliers(fit, points, params).mean() < params.min_inlier_fraction:
         fit = ransac_ellipse(points, ink, params) or fit
     return refit(fit, points, params)
+
+
+def ring_points(fit: Fit, ink: np.ndarray, params: FitParams) -> np.ndarray:
+    """float32[N, 2]: along each of `outline_samples` rays from the fit's centre, through its
+    outline, the outermost ink within `snap_reach` of the outline (rays without ink left out):
+    the ring is a seal's outermost ink, wherever the contour the fit came from strayed."""
+    t = np.linspace(0.0, 2.0 * np.pi, params.outline_samples, endpoint=False)
+    frame = np.stack([fit.axes[0] * np.cos(t), fit.axes[1] * np.sin(t)], axis=1) @ rotation(fit.angle_deg).T
+    radius = np.hypot(frame[:, 0], frame[:, 1])[:, None]
+    shares = np.arange(-params.snap_reach, params.snap_reach, 1.0 / max(float(radius.max()), 1.0))
+    along = radius * (1.0 + shares[None, :])  # (rays, steps) px from the centre
+    unit = frame / radius
+    xs = np.rint(fit.center[0] + unit[:, 0:1] * along).astype(int)
+    ys = np.rint(fit.center[1] + unit[:, 1:2] * along).astype(int)
+    inside = (xs >= 0) & (ys >= 0) & (xs < ink.shape[1]) & (ys < ink.shape[0])
+    hit = np.zeros(xs.shape, bool)
+    hit[inside] = ink[ys[inside], xs[inside]]
+    rays = np.nonzero(hit.any(axis=1))[0]
+    last = hit.shape[1] - 1 - np.argmax(hit[rays, ::-1], axis=1)
+    return np.stack([xs[rays, last], ys[rays, last]], axis=1).astype(np.float32)
+
+
+def snapped(fit: Fit, ink: np.ndarray, params: FitParams) -> Fit | None:
+    """The ellipse through the ring around `fit` (`ring_points`, robustly: rules crossing the
+    ring give outliers), or None. A fit dragged off a ring by a table merged with it lies
+    near the ring, and the ring shows along most rays from its centre."""
+    points = ring_points(fit, ink, params)
+    found = ransac_ellipse(points, ink, params) if len(points) > params.sample else None
+    return refit(found, points, params) if found is not None else None

@@ -59,6 +59,9 @@ class FindParams:
     # ellipse through its contour, which must then have an even more completely inked ring.
     robust: bool = True
     robust_coverage: float = 0.93
+    # An ellipse fit that fails the checks is moved onto the ring near it and tried again
+    # (`blobs._snapped`): off by default, on for grey pages (`GreyParams.snap`).
+    snap: bool = False
     interior_scale: float = 0.8  # the interior is the fitted shape scaled by this
     # Share of the interior that is ink: faint seals have little, an empty red ring none.
     min_ink_fill: float = 0.002
