@@ -291,6 +291,8 @@ def test_a_fit_dragged_off_a_ring_by_rules_across_it_is_moved_back_onto_the_ring
     assert fit.center == pytest.approx((300, 250), abs=3)
     assert fit.axes == pytest.approx((160, 150), abs=4)
     assert snapped(dragged, np.zeros_like(ink) > 0, FitParams()) is None  # no ring, no fit
+    for degenerate in ((0.0, 0.0), (float("nan"), 10.0), (1e9, 1e9)):
+        assert snapped(Fit(Shape.OVAL, (300.0, 250.0), degenerate, 0.0), ink > 0, FitParams()) is None
 
 
 def test_rect_outline_points_for_several_insets_at_once_match_one_at_a_time() -> None:

@@ -250,7 +250,11 @@ def fit_ellipse(points: np.ndarray, ink: np.ndarray, params: FitParams) -> Fit:
 def ring_points(fit: Fit, ink: np.ndarray, params: FitParams) -> np.ndarray:
     """float32[N, 2]: along each of `outline_samples` rays from the fit's centre, through its
     outline, the outermost ink within `snap_reach` of the outline (rays without ink left out):
-    the ring is a seal's outermost ink, wherever the contour the fit came from strayed."""
+    the ring is a seal's outermost ink, wherever the contour the fit came from strayed.
+    Empty for a degenerate fit (not finite, under a pixel, or far larger than the image)."""
+    size = (*fit.center, *fit.axes)
+    if not np.all(np.isfinite(size)) or min(fit.axes) < 1.0 or max(fit.axes) > 2.0 * max(ink.shape):
+        return np.zeros((0, 2), np.float32)
     t = np.linspace(0.0, 2.0 * np.pi, params.outline_samples, endpoint=False)
     frame = np.stack([fit.axes[0] * np.cos(t), fit.axes[1] * np.sin(t)], axis=1) @ rotation(fit.angle_deg).T
     radius = np.hypot(frame[:, 0], frame[:, 1])[:, None]
