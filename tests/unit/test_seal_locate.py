@@ -6,11 +6,11 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-from imgproc.seal.detect import level_turn, seal_det_input, text_map
+from imgproc.seal.detect import level_turn, seal_det_input, text_map, upright_turn
 from imgproc.seal.lines import DEFAULT_LINES, joined_lines
 from imgproc.seal.locate import locate
 from imgproc.seal.polar import circular_runs
-from imgproc.seal.shapes import SealRegion, Shape, ellipse_offset_points
+from imgproc.seal.shapes import SealRegion, Shape, ellipse_offset_points, turn_matrix
 from imgproc.seal.unwrap import parameter_at
 
 SIZE = 400
@@ -97,6 +97,17 @@ def test_an_oval_turns_level_the_short_way_and_the_map_turns_back() -> None:
     assert tensor.shape[:2] == (1, 3) and min(tensor.shape[2:]) >= 736 and tensor.shape[2] % 32 == 0
     back = text_map(np.ones(tensor.shape[2:], np.float32)[None, None], crop.shape, level_turn(oval))
     assert back.shape == (120, 200) and back[60, 100] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("degrees", [0.0, 45.0, 90.0, 135.0, 180.0, -100.0])
+def test_a_turned_seals_crop_turns_so_its_own_up_points_up_the_page(degrees: float) -> None:
+    theta = np.radians(degrees - 90.0)  # 0: up the page (image y grows down); then clockwise
+    up = np.array([np.cos(theta), np.sin(theta)])
+    turn = upright_turn(up)
+    assert -180.0 < turn <= 180.0
+    matrix, canvas = turn_matrix((200, 200), turn)  # what `seal_det_input` turns the crop by
+    centre, above = matrix @ np.array([100.0, 100.0, 1.0]), matrix @ np.array([*(100.0 + 50.0 * up), 1.0])
+    assert above - centre == pytest.approx((0.0, -50.0), abs=1e-6)
 
 
 def _box(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:

@@ -383,7 +383,16 @@ def locate(
     if found is None:
         return None
     rim, arcs = bounded_rim(found[0], ink, region, params), found[1]
-    up = up_vector(region, rim)
-    return SealText(
-        rim, arcs, inner_quads(prob, ink, region, (rim, *arcs), up, params.lines, params.polar), up
-    )
+    return with_inner(SealText(rim, arcs, (), up_vector(region, rim)), prob, ink, region, params)
+
+
+def with_inner(
+    text: SealText,
+    prob: np.ndarray,
+    ink: np.ndarray,
+    region: SealRegion,
+    params: LocateParams = DEFAULT_LOCATE,
+) -> SealText:
+    """`text` with the inner lines of the detector's map `prob` (over the crop)."""
+    arcs = (text.rim, *text.arcs)
+    return replace(text, inner=inner_quads(prob, ink, region, arcs, text.up, params.lines, params.polar))

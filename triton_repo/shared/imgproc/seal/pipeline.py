@@ -24,9 +24,9 @@ from .balance import white_balanced
 from .classical import classical_strips
 from .config import DEFAULT_CONFIG, SealConfig
 from .crop import SealCrop, cut_seal
-from .detect import level_turn, seal_det_input, text_map
+from .detect import level_turn, seal_det_input, text_map, upright_turn
 from .find import find_seals
-from .locate import locate
+from .locate import SealText, locate, with_inner
 from .read import (
     best_in_pool,
     best_index,
@@ -79,7 +79,17 @@ async def seal_strips(crop: SealCrop, models: SealModels, config: SealConfig) ->
     text = locate(text_map(output, crop.bgr.shape, turn), crop.mask, crop.local, config.locate)
     if text is None:
         return classical_strips(crop, config.classical, config.strip)
-    return located_strips(crop, text, config.strip)
+    return located_strips(crop, await _upright_inner(crop, text, models, config), config.strip)
+
+
+async def _upright_inner(crop: SealCrop, text: SealText, models: SealModels, config: SealConfig) -> SealText:
+    """`text`, or for a seal turned far from upright whose inner lines went unfound, its inner
+    lines from the detector's map of its crop turned upright (see `detect`)."""
+    turn = upright_turn(text.up)
+    if text.inner or abs(turn) <= config.det.upright_after_deg:
+        return text
+    output = await models.seal_text(seal_det_input(crop.bgr, turn, config.det))
+    return with_inner(text, text_map(output, crop.bgr.shape, turn), crop.mask, crop.local, config.locate)
 
 
 async def _all_readings(
