@@ -54,7 +54,7 @@ def upright_turn(up: np.ndarray) -> float:
     """Degrees to turn a crop (clockwise on screen, as `level_turn`) so that the image
     direction `up` points up the page, in (-180, 180]."""
     turn = -90.0 - float(np.degrees(np.arctan2(up[1], up[0])))
-    return -((-turn + 180.0) % 360.0 - 180.0)
+    return 180.0 - (180.0 - turn) % 360.0
 
 
 def _snapped(height: int, width: int, side: int) -> tuple[int, int]:

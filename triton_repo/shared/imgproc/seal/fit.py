@@ -258,7 +258,8 @@ def ring_points(fit: Fit, ink: np.ndarray, params: FitParams) -> np.ndarray:
     t = np.linspace(0.0, 2.0 * np.pi, params.outline_samples, endpoint=False)
     frame = np.stack([fit.axes[0] * np.cos(t), fit.axes[1] * np.sin(t)], axis=1) @ rotation(fit.angle_deg).T
     radius = np.hypot(frame[:, 0], frame[:, 1])[:, None]
-    shares = np.arange(-params.snap_reach, params.snap_reach, 1.0 / max(float(radius.max()), 1.0))
+    # One step a pixel on the longest ray (the guard above keeps every radius at least 1).
+    shares = np.arange(-params.snap_reach, params.snap_reach, 1.0 / float(radius.max()))
     along = radius * (1.0 + shares[None, :])  # (rays, steps) px from the centre
     unit = frame / radius
     xs = np.rint(fit.center[0] + unit[:, 0:1] * along).astype(int)
