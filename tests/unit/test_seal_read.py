@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from imgproc.seal.read import (
+    anchored_windows,
     best_in_pool,
     best_index,
     best_orientation,
@@ -155,6 +156,48 @@ def test_a_skipped_place_its_window_leaves_unread_takes_what_another_reading_saw
     )
     windows = dropped_windows(line, np.full((48, 400), 255, np.uint8), 8.0 * line.length)
     assert filled(line, windows, [decoded("", 0.0)]).text == expected
+
+
+def test_a_character_past_an_end_is_put_in_where_a_window_over_the_end_characters_reads_them_too() -> None:
+    """石 of 石家庄, left outside the detector's polygon: read alone from the unwrapped strip
+    that goes on past the rim's start it is é, read with 家庄 after it, 石."""
+    line = evenly("家庄光明科技", 0.99)  # steps 4, 8, ... 24 of 28
+    strip = np.zeros((48, 400), np.uint8)  # unwrapped 40 columns further at each end
+    front, back = anchored_windows(line, strip, 8.0 * line.length, offset=40.0)
+    assert (front.place, front.steps, front.anchor, back.place, back.steps, back.anchor) == (
+        -1,
+        (0,),
+        ("家", "庄"),
+        5,
+        (28,),
+        ("科", "技"),
+    )
+    # From 1.6 pitches before the first character's centre to half a pitch past the second's.
+    assert front.image.shape == (48, round((8 + 0.5 + 2.0) * 8) - round((4 + 0.5 - 6.4) * 8))
+    reads = [decoded("石家庄", 0.9), decoded("科技", 0.99)]
+    assert filled(line, [front, back], reads).text == "石家庄光明科技"
+    assert filled(line, [back], [decoded("科技园", 0.8)]).text == "家庄光明科技园"
+    assert filled(line, [front], [decoded("石家压", 0.9)]).text == "家庄光明科技"  # not the anchor
+    assert filled(line, [front], [decoded("石石家庄", 0.9)]).text == "家庄光明科技"  # two, not one
+    assert filled(line, [front], [decoded("石家庄", 0.4, 0.9, 0.9)]).text == "家庄光明科技"  # unsure
+
+
+def test_one_place_past_an_end_takes_one_character_whichever_window_reads_it() -> None:
+    line = Decoded(tuple("家庄光明科技"), (0.99,) * 6, (12, 16, 20, 24, 28, 32), 40)
+    strip = np.zeros((48, 400), np.uint8)
+    (plain, _), (anchored, _) = end_windows(line, strip, 8.0 * 40), anchored_windows(line, strip, 8.0 * 40)
+    assert plain.place == anchored.place == -1
+    reads = [decoded("石", 0.8), decoded("后家庄", 0.9)]
+    assert filled(line, [plain, anchored], reads).text == "石家庄光明科技"
+    assert filled(line, [plain, anchored], [decoded("", 0.0), reads[1]]).text == "后家庄光明科技"
+
+
+def test_no_anchored_window_reaches_past_the_strip_or_anchors_on_a_short_line() -> None:
+    line = evenly("家庄光明科技", 0.99)
+    (back,) = anchored_windows(line, np.zeros((48, 400), np.uint8), 8.0 * 28)  # none before step 4
+    assert back.place == 5
+    assert anchored_windows(line, np.zeros((48, 240), np.uint8), 8.0 * 28) == []  # nor past step 31
+    assert anchored_windows(decoded("家庄", 0.99), np.zeros((48, 400), np.uint8), 320.0, offset=40.0) == []
 
 
 def test_what_another_reading_saw_past_an_end_is_not_put_in_for_an_unread_end_window() -> None:

@@ -28,6 +28,7 @@ from .detect import level_turn, seal_det_input, text_map, upright_turn
 from .find import find_seals
 from .locate import SealText, locate, with_inner
 from .read import (
+    anchored_windows,
     best_in_pool,
     best_index,
     best_orientation,
@@ -133,6 +134,8 @@ async def read_rim(
     windows = dropped_windows(best, images[index], px, config.read)
     ink = [strip.image for strip in rim if strip.group == group and strip.from_ink]
     windows += end_windows(best, ink[0], px, config.read) if ink else []
+    reaching, offset = rim[index].past_ends()
+    windows += anchored_windows(best, reaching, px, config.read, offset)
     if windows:
         reads = await models.recognise(config.recognisers.first, [w.image for w in windows], 0)
         best = filled(best, windows, reads)

@@ -13,7 +13,9 @@ calls them), and these functions pick and merge what they said.
   engraved at an even pitch, so a place where the pitch is missing lost one): the window
   between their neighbours is read alone (`dropped_windows`) and put in when it reads as just
   as many sure Chinese characters (`filled`). The rim's end characters have no neighbour on
-  one side, so a pitch beyond each end is read from the ink image too (`end_windows`).
+  one side, so a pitch beyond each end is read from the ink image too (`end_windows`), and
+  from a strip unwrapped on past the ends, a window over the end characters and beyond them
+  (`anchored_windows`: a character alone at the edge of a window reads as anything).
 - A rectangular seal's inside comes in two orientations; the first (nearer the page's own
   upright) is kept unless the other reads clearly better (`best_orientation`).
 """
@@ -60,6 +62,12 @@ class ReadParams:
     # crossed by print, read at 0.47), and nothing wrong.
     end_prob: float = 0.4
     end_ink: float = 0.02  # ...from a window with at least this share of ink (darker than INK_LEVEL)
+    # A character past either end is put in, too, where a window reaching that far beyond it
+    # and over the rim's `anchor_chars` end characters reads them all, the new one this surely
+    # (`anchored_windows`): alone, a squeezed end character reads as nothing (石 of 石家庄 as é).
+    anchor_chars: int = 2
+    anchored_reach: float = 1.6  # ...in pitches past the end character
+    anchored_prob: float = 0.5
     orientation_margin: float = 0.05  # how much better a rect seal's other way must read
     # A rim reading shorter than this share of the median of its arc's readings is scored as
     # if it had read that many, the skipped ones with no confidence (`counted_score`): print
@@ -178,6 +186,9 @@ class Window:
     image: np.ndarray
     steps: tuple[int, ...]
     min_prob: float
+    # The line's own characters the window also shows, which its reading must show too: after
+    # the new ones where they come before the first character (place -1), else before them.
+    anchor: tuple[str, ...] = ()
 
 
 def _cut(strip: np.ndarray, centre: float, half: float) -> np.ndarray:
@@ -226,6 +237,47 @@ def end_windows(
     return windows
 
 
+def anchored_windows(
+    line: Decoded, strip: np.ndarray, px: float, params: ReadParams = DEFAULT_READ, offset: float = 0.0
+) -> list[Window]:
+    """Windows from `anchored_reach` pitches past each end over the `anchor_chars` characters
+    at that end, where the strip goes on that far. `line` was read at `px` columns per step
+    from a strip whose first column is `strip`'s column `offset` (`Strip.past_ends`)."""
+    pitch, count = line.pitch(params.min_pitch_chars), params.anchor_chars
+    if pitch < params.min_pitch_steps or px <= 0 or not line.length or len(line.chars) <= count:
+        return []
+    per_step = px / line.length
+    reach, half = params.anchored_reach * pitch, pitch / 2.0
+
+    def column(step: float) -> int:
+        return round((step + 0.5) * per_step + offset)
+
+    windows = []
+    first, last = column(line.steps[0] - reach), column(line.steps[count - 1] + half)
+    if first >= 0:
+        steps = (round(line.steps[0] - pitch),)
+        windows.append(Window(-1, 1, strip[:, first:last], steps, params.anchored_prob, line.chars[:count]))
+    first, last = column(line.steps[-count] - half), column(line.steps[-1] + reach)
+    if last <= strip.shape[1]:
+        steps = (round(line.steps[-1] + pitch),)
+        place = len(line.chars) - 1
+        anchor = line.chars[-count:]
+        windows.append(Window(place, 1, strip[:, first:last], steps, params.anchored_prob, anchor))
+    return windows
+
+
+def _unanchored(read: Decoded, window: Window) -> Decoded:
+    """What a window read beyond its anchor; nothing where it does not read the anchor."""
+    count = len(window.anchor)
+    if not count:
+        return read
+    if window.place < 0 and read.chars[-count:] == window.anchor:
+        return read.part(0, len(read.chars) - count)
+    if window.place >= 0 and read.chars[:count] == window.anchor:
+        return read.part(count, len(read.chars))
+    return Decoded((), ())
+
+
 def _fills(read: Decoded, window: Window) -> bool:
     """Whether a re-read window says exactly its count of Chinese characters, each surely."""
     pairs = zip(read.chars, read.probs, strict=True)
@@ -252,10 +304,14 @@ def filled(line: Decoded, windows: Sequence[Window], reads: Sequence[Decoded]) -
     there, if that is one character seen as surely (`_seen_there`)."""
     chars, probs, steps = list(line.chars), list(line.probs), list(line.steps)
     options, gaps = list(line.options()), list(line.gaps())
+    done: set[int] = set()  # places filled: a later window of the same place is not put in too
     for window, read in sorted(
         zip(windows, reads, strict=True), key=lambda pair: pair[0].place, reverse=True
     ):
         at = window.place + 1
+        read = _unanchored(read, window)
+        if at in done:
+            continue
         if not _fills(read, window):
             read = _seen_there(gaps[at], window, len(chars))
         if _fills(read, window):
@@ -264,6 +320,7 @@ def filled(line: Decoded, windows: Sequence[Window], reads: Sequence[Decoded]) -
             steps[at:at] = window.steps
             options[at:at] = read.options()
             gaps[at : at + 1] = [()] * (window.count + 1)  # what another reading saw here is now read
+            done.add(at)
     return Decoded(
         tuple(chars),
         tuple(probs),

@@ -24,11 +24,12 @@ from imgproc.text import crop_quad
 from .crop import SealCrop
 from .ink import stretch_contrast
 from .locate import SealText
-from .unwrap import TextArc, unwrap_band
+from .unwrap import TextArc, arc_length, unwrap_band
 
 WHITE = 255
 MIN_LINE_PX = 4  # an inner line's crop smaller than this on a side is a speck
 STRETCH_DARK, STRETCH_LIGHT = 3.0, 90.0  # percentiles made black and white (as the ink image's)
+GAP_KEPT = 0.005  # perimeter share left between the two ends of an extended arc
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,10 @@ class StripParams:
     # A rim whose middle lies this far down the page from the centre (the cosine of its
     # direction with straight down) is read turned as well (`rim_strips`).
     faces_down: float = 0.5
+    # The rim's ink strip is unwrapped again this many band heights past each end (at most to
+    # the middle of the gap), for the reader to look a pitch past the end characters
+    # (`read.end_windows`): the detector's polygon sometimes stops short of a whole character.
+    beyond: float = 1.5
 
 
 DEFAULT_STRIP = StripParams()
@@ -61,11 +66,19 @@ class Strip:
     image: np.ndarray
     prior: float = 1.0
     group: int = 0
+    beyond: np.ndarray | None = None  # the same, unwrapped further at both ends (`past_ends`)
 
     @property
     def from_ink(self) -> bool:
         """Whether it was cut from the ink image (grey: other print removed), not in colour."""
         return self.image.ndim == 2
+
+    def past_ends(self) -> tuple[np.ndarray, float]:
+        """The image that reaches furthest past the text's ends, and its columns before this
+        strip's first (the two are unwrapped at one scale, so they differ equally at each end)."""
+        if self.beyond is None:
+            return self.image, 0.0
+        return self.beyond, (self.beyond.shape[1] - self.image.shape[1]) / 2.0
 
 
 @dataclass(frozen=True)
@@ -123,6 +136,22 @@ def arc_strips(
     )
 
 
+def extended(crop: SealCrop, arc: TextArc, params: StripParams = DEFAULT_STRIP) -> TextArc:
+    """`arc` with `beyond` band heights more at each end, short of the middle of its gap."""
+    middle = (arc.band.outer + arc.band.inner) / 2.0
+    more = params.beyond * arc.band.height / arc_length(crop.local, middle)
+    more = max(0.0, min(more, (1.0 - arc.span) / 2.0 - GAP_KEPT))
+    return replace(arc, start=(arc.start - more) % 1.0, span=arc.span + 2.0 * more)
+
+
+def _reaching_past(crop: SealCrop, arc: TextArc, strip: Strip, params: StripParams) -> Strip:
+    """A strip with its arc unwrapped further too (`Strip.beyond`)."""
+    longer = extended(crop, arc, params)
+    if longer.span <= arc.span:
+        return strip
+    return replace(strip, beyond=arc_strip(crop.gray if strip.from_ink else crop.bgr, crop, longer, params))
+
+
 def rim_strips(crop: SealCrop, text: SealText, params: StripParams = DEFAULT_STRIP) -> tuple[Strip, ...]:
     """The rim's strips, and where the rim faces down the page, its strips turned too.
 
@@ -131,10 +160,14 @@ def rim_strips(crop: SealCrop, text: SealText, params: StripParams = DEFAULT_STR
     that hides the rim above it); a seal stamped upside down reads the other way. The
     recognisers' confidence decides between them.
     """
-    strips = arc_strips(crop, text.rim, params)
-    if float(text.up[1]) < params.faces_down:  # image y grows down the page
-        return strips
-    return strips + arc_strips(crop, replace(text.rim, turned=not text.rim.turned), params, group=1)
+    arcs = [text.rim]
+    if float(text.up[1]) >= params.faces_down:  # image y grows down the page
+        arcs.append(replace(text.rim, turned=not text.rim.turned))
+    return tuple(
+        _reaching_past(crop, arc, strip, params)
+        for group, arc in enumerate(arcs)
+        for strip in arc_strips(crop, arc, params, group)
+    )
 
 
 def _line(image: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
