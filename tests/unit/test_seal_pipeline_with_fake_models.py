@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from imgproc.seal.config import DEFAULT_CONFIG, Recognisers
-from imgproc.seal.crop import SealCrop
+from imgproc.seal.crop import SealCrop, cut_seal
 from imgproc.seal.pipeline import read_lines, read_rim, read_strips, seal_reading
 from imgproc.seal.repair import Line
 from imgproc.seal.shapes import SealRegion, Shape
@@ -31,10 +31,17 @@ def decoded(text: str, prob: float) -> Decoded:
 
 
 class FakeModels:
-    """Reads each image as `table[model][fill value]`; records every call."""
+    """Reads each image as `table[model][fill value]`; records every call. `read_lines` finds
+    `lines` in images at least `lines_wide` columns wide."""
 
-    def __init__(self, table: dict[str, dict[int, tuple[str, float]]], lines: list[Line] | None = None):
+    def __init__(
+        self,
+        table: dict[str, dict[int, tuple[str, float]]],
+        lines: list[Line] | None = None,
+        lines_wide: int = 0,
+    ):
         self.table, self.lines, self.calls = table, lines or [], []  # type: list[tuple[str, int]]
+        self.lines_wide = lines_wide
 
     async def seal_text(self, tensor: np.ndarray) -> np.ndarray:
         raise AssertionError("no detection in these tests")
@@ -45,6 +52,8 @@ class FakeModels:
 
     async def read_lines(self, image: np.ndarray) -> list[Line]:
         self.calls.append(("read_lines", 1))
+        if image.shape[1] < self.lines_wide:
+            return []
         return self.lines if image.flat[0] == 0 else self.lines[::-1]
 
 
@@ -156,6 +165,19 @@ def test_only_an_oval_whose_rim_went_unread_is_read_whole_for_the_invoice_title(
     ]:
         models = FakeModels({"first": {1: rim_read}}, lines=title)
         reading = asyncio.run(read_strips(crop, strips, models, CONFIG, lambda line: line))
+        assert (reading.rim_text, sorted(models.calls)) == (expected, calls)
+
+
+def test_an_oval_whose_rim_went_unread_is_read_with_the_page_beside_it_for_the_title() -> None:
+    """The title runs on past a supervision seal: here it is found only in the wider view."""
+    oval = SealRegion(Shape.OVAL, (150.0, 50.0), (45.0, 30.0), 0.0, (105, 20, 195, 80), False, 1.0)
+    page = np.zeros((100, 300, 3), np.uint8)
+    crop = cut_seal(page, oval)
+    strips = SealStrips(rim=(Strip(image(1)),))
+    for lines_wide, expected in [(crop.bgr.shape[1] + 1, "全国统一发票监制章"), (1000, "晋")]:
+        models = FakeModels({"first": {1: ("晋", 0.99)}}, [("增值税专用发票", 0.9)], lines_wide)
+        reading = asyncio.run(read_strips(crop, strips, models, CONFIG, lambda line: line))
+        calls = [("first", 1), ("read_lines", 1), ("read_lines", 1)]  # the crop, and the wider view
         assert (reading.rim_text, sorted(models.calls)) == (expected, calls)
 
 

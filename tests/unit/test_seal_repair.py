@@ -215,6 +215,8 @@ def test_an_oval_with_an_unread_rim_and_the_invoice_title_around_it_is_a_supervi
     assert supervision_rim(Shape.OVAL, "武汉恒泰食品有限公司", [], title) == "武汉恒泰食品有限公司"
     assert supervision_rim(Shape.OVAL, "东莞市教育局税务", [], title) == "东莞市教育局税务"  # long: read
     assert supervision_rim(Shape.ROUND, "普", [], title) == "普"  # supervision seals are ovals
+    # A company's invoice seal near the title: its own purpose line says what it is.
+    assert supervision_rim(Shape.OVAL, "人化", [("发票专用章", 0.7)], title) == "人化"
 
 
 @pytest.mark.parametrize(
@@ -224,6 +226,7 @@ def test_an_oval_with_an_unread_rim_and_the_invoice_title_around_it_is_a_supervi
         [("直税专用发", 0.99)],
         [("兑音通发票", 0.85)],
         [("增值机", 0.71)],  # the title's start, its 税 under the seal read as 机
+        [("随税电用发票", 0.8)],  # its end, read on past the seal, 专 under the ring read as 电
         [("发票联", 0.99)],  # the copy's name, printed beside the title
         [("记账联", 0.99)],
     ],

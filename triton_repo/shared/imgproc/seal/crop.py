@@ -31,6 +31,20 @@ class SealCrop:
     bgr: np.ndarray  # the colour crop, BGR as the text models take it
     gray: np.ndarray  # ink image: red strokes dark, paper and other print white
     mask: np.ndarray  # bool: seal ink
+    page: np.ndarray | None = None  # the RGB page it was cut from (`beside`)
+
+
+def beside(crop: SealCrop, reach: float) -> np.ndarray:
+    """The colour crop's rows of the page, `reach` crop widths further at each side (BGR): an
+    invoice's title runs on past the supervision seal stamped across it."""
+    if crop.page is None or reach <= 0:
+        return crop.bgr
+    height, width = crop.bgr.shape[:2]
+    x0 = round(crop.region.center[0] - crop.local.center[0])
+    y0 = round(crop.region.center[1] - crop.local.center[1])
+    more = round(reach * width)
+    rows = crop.page[y0 : y0 + height, max(0, x0 - more) : min(crop.page.shape[1], x0 + width + more)]
+    return cv2.cvtColor(np.ascontiguousarray(rows), cv2.COLOR_RGB2BGR)
 
 
 def crop_box(
@@ -71,4 +85,5 @@ def cut_seal(
     x0, y0, x1, y1 = crop_box(region, rgb.shape, margin)
     crop = np.ascontiguousarray(rgb[y0:y1, x0:x1])
     gray, mask = _inks(crop, ink, grey)
-    return SealCrop(region, shifted(region, x0, y0), cv2.cvtColor(crop, cv2.COLOR_RGB2BGR), gray, mask)
+    bgr = cv2.cvtColor(crop, cv2.COLOR_RGB2BGR)
+    return SealCrop(region, shifted(region, x0, y0), bgr, gray, mask, rgb)

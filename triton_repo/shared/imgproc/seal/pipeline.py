@@ -23,7 +23,7 @@ from imgproc.text import Decoded
 from .balance import white_balanced
 from .classical import classical_strips
 from .config import DEFAULT_CONFIG, SealConfig
-from .crop import SealCrop, cut_seal
+from .crop import SealCrop, beside, cut_seal
 from .detect import level_turn, seal_det_input, text_map, upright_turn
 from .find import find_seals
 from .locate import SealText, locate, with_inner
@@ -213,8 +213,11 @@ async def read_strips(
     )
     around = None
     if rim is not None and may_be_supervision(crop.region.shape, rim.text):
-        # The rim went unread: the whole crop is read as a page, for the invoice's title.
-        around = await models.read_lines(crop.bgr)
+        # The rim went unread: the crop, and the page beside it, are read for the invoice's title
+        # (both: at the wider view's scale the seal's own small print may go unfound).
+        wide = beside(crop, config.repair.cue_reach)
+        views = [crop.bgr] if wide is crop.bgr else [crop.bgr, wide]
+        around = [line for lines in await asyncio.gather(*map(models.read_lines, views)) for line in lines]
     return seal_reading(crop.region, rim, lines, config, around)
 
 

@@ -73,9 +73,9 @@ SUPERVISION_LINES = frozenset({"国家税务总局监制", "国家税务总局"}
 # under the seal is not, and as its 值 often reads 直, the pieces after it), of the copy's
 # name printed beside it (发票联, 抵扣联, 记账联) and of the tax bureau's line. A company's
 # invoice seal (发票专用章, stamped by 销售方（章）) holds none of them; 税 alone is not one:
-# the table's 税额 and 税率.
+# the table's 税额 and 税率. The title is read on past the seal (`RepairParams.cue_reach`).
 SUPERVISION_CUES = (
-    "增值", "值税", "税专用", "税普通", "专用发", "普通发", "通发票",
+    "增值", "值税", "税专用", "税普通", "专用发", "用发票", "普通发", "通发票",
     "发票联", "抵扣联", "记账联",
     "税务", "监制",
 )  # fmt: skip
@@ -113,6 +113,9 @@ class RepairParams:
     # Dev seeds 7000 and 8000 (225 generated seals), exact rims: 191 without; with weight
     # 2/3/4, 199/201/202; the seals-dev photographs read as without up to 3, at 4 one worse.
     lexicon_weight: float = 3.0
+    # An oval whose rim went unread is read with this many of its crop's widths of the page at
+    # each side, for the invoice title its supervision seal is stamped across (`SUPERVISION_CUES`).
+    cue_reach: float = 1.0
 
 
 DEFAULT_REPAIR = RepairParams()
@@ -395,15 +398,16 @@ def supervision_rim(shape: Shape, rim: str, inner: list[Line], around: list[Line
     """The rim of an invoice supervision seal is 全国统一发票监制章: an oval with a 国家税务总局
     line inside or read as its rim (the lower line, where the title hides the rim above it),
     or one whose rim went unread (`may_be_supervision`) with the invoice's title or the tax
-    bureau's line read in and around it (`around`: `SUPERVISION_CUES`). Any other rim stays
-    as read."""
+    bureau's line read in and around it (`around`: `SUPERVISION_CUES`), and no purpose line
+    inside (a company's 发票专用章 near the title). Any other rim stays as read."""
     if not shape.has_axes:
         return rim
     lower = standard_text(rim, STANDARD_LINES, STANDARD_LINE_SHARED)  # as `sorted_lines` does inner ones
     if lower in SUPERVISION_LINES or any(text in SUPERVISION_LINES for text, _ in inner):
         return STANDARD_RIMS[0]
     cued = any(cue in text for text, _ in around or [] for cue in SUPERVISION_CUES)
-    return STANDARD_RIMS[0] if cued and may_be_supervision(shape, rim) else rim
+    purpose = any(text in PURPOSE_LINES for text, _ in inner)
+    return STANDARD_RIMS[0] if cued and not purpose and may_be_supervision(shape, rim) else rim
 
 
 def sorted_lines(lines: list[Line], params: RepairParams = DEFAULT_REPAIR) -> tuple[list[Line], list[str]]:
