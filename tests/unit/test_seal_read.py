@@ -197,6 +197,9 @@ def test_no_anchored_window_reaches_past_the_strip_or_anchors_on_a_short_line() 
     (back,) = anchored_windows(line, np.zeros((48, 400), np.uint8), 8.0 * 28)  # none before step 4
     assert back.place == 5
     assert anchored_windows(line, np.zeros((48, 240), np.uint8), 8.0 * 28) == []  # nor past step 31
+    paper_past_the_end = np.zeros((48, 400, 3), np.uint8)
+    paper_past_the_end[:, round((24 + 0.5 + 2) * 8) :] = 255
+    assert anchored_windows(line, paper_past_the_end, 8.0 * 28) == []  # nothing to read there
     assert anchored_windows(decoded("家庄", 0.99), np.zeros((48, 400), np.uint8), 320.0, offset=40.0) == []
 
 

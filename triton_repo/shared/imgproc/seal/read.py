@@ -232,17 +232,24 @@ def end_windows(
         centre = (step + 0.5) * per_step
         if centre - half >= 0 and centre + half <= strip.shape[1]:
             image = _cut(strip, centre, half)
-            if np.mean(image < INK_LEVEL) >= params.end_ink:
+            if _ink_share(image) >= params.end_ink:
                 windows.append(Window(place, 1, image, (round(step),), params.end_prob))
     return windows
+
+
+def _ink_share(image: np.ndarray) -> float:
+    """The share of a strip's pixels that are ink: darker than INK_LEVEL (in any channel)."""
+    dark = image.min(axis=2) if image.ndim == 3 else image
+    return float(np.mean(dark < INK_LEVEL)) if dark.size else 0.0
 
 
 def anchored_windows(
     line: Decoded, strip: np.ndarray, px: float, params: ReadParams = DEFAULT_READ, offset: float = 0.0
 ) -> list[Window]:
     """Windows from `anchored_reach` pitches past each end over the `anchor_chars` characters
-    at that end, where the strip goes on that far. `line` was read at `px` columns per step
-    from a strip whose first column is `strip`'s column `offset` (`Strip.past_ends`)."""
+    at that end, where the strip goes on that far and has ink past the end character (paper
+    there is not sent to be read). `line` was read at `px` columns per step from a strip whose
+    first column is `strip`'s column `offset` (`Strip.past_ends`)."""
     pitch, count = line.pitch(params.min_pitch_chars), params.anchor_chars
     if pitch < params.min_pitch_steps or px <= 0 or not line.length or len(line.chars) <= count:
         return []
@@ -252,13 +259,16 @@ def anchored_windows(
     def column(step: float) -> int:
         return round((step + 0.5) * per_step + offset)
 
+    def inked(start: int, stop: int) -> bool:
+        return _ink_share(strip[:, start:stop]) >= params.end_ink
+
     windows = []
     first, last = column(line.steps[0] - reach), column(line.steps[count - 1] + half)
-    if first >= 0:
+    if first >= 0 and inked(first, column(line.steps[0] - half)):
         steps = (round(line.steps[0] - pitch),)
         windows.append(Window(-1, 1, strip[:, first:last], steps, params.anchored_prob, line.chars[:count]))
     first, last = column(line.steps[-count] - half), column(line.steps[-1] + reach)
-    if last <= strip.shape[1]:
+    if last <= strip.shape[1] and inked(column(line.steps[-1] + half), last):
         steps = (round(line.steps[-1] + pitch),)
         place = len(line.chars) - 1
         anchor = line.chars[-count:]
