@@ -210,6 +210,7 @@ def test_an_oval_with_an_unread_rim_and_the_invoice_title_around_it_is_a_supervi
     title = [("值税普通之", 0.6), ("抵扣联", 0.9)]
     assert supervision_rim(Shape.OVAL, "普", [], title) == "全国统一发票监制章"
     assert supervision_rim(Shape.OVAL, "", [], [("宝税务总局监", 0.5)]) == "全国统一发票监制章"
+    assert supervision_rim(Shape.OVAL, "和pN,  W影人", [], title) == "全国统一发票监制章"  # marks: unread
     # A company's invoice seal has 发票 inside but no cue, and a name for a rim.
     assert supervision_rim(Shape.OVAL, "普", [], [("发票专用章", 0.9)]) == "普"
     assert supervision_rim(Shape.OVAL, "武汉恒泰食品有限公司", [], title) == "武汉恒泰食品有限公司"

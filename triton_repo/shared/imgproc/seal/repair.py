@@ -390,8 +390,10 @@ def repair_rim(line: Decoded, correct: Correct = _as_read, params: RepairParams 
 
 def may_be_supervision(shape: Shape, rim: str) -> bool:
     """Whether a seal could be an invoice supervision seal whose rim went unread: an oval whose
-    rim reads as no name (no 公司, and short: the invoice's title hides most of it)."""
-    return shape.has_axes and "公司" not in rim and len(rim) < len(STANDARD_RIMS[0]) - 1
+    rim reads as no name (no 公司, and few Chinese characters: the invoice's title hides most
+    of it, and what shows through reads as marks and letters: 和pN,  W影人)."""
+    chinese = sum(is_chinese(char) for char in rim)
+    return shape.has_axes and "公司" not in rim and chinese < len(STANDARD_RIMS[0]) - 1
 
 
 def supervision_rim(shape: Shape, rim: str, inner: list[Line], around: list[Line] | None = None) -> str:
