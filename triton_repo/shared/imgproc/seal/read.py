@@ -321,9 +321,9 @@ def filled(line: Decoded, windows: Sequence[Window], reads: Sequence[Decoded]) -
         zip(windows, reads, strict=True), key=lambda pair: pair[0].place, reverse=True
     ):
         at = window.place + 1
-        read = _unanchored(read, window)
         if at in done:
             continue
+        read = _unanchored(read, window)
         if not _fills(read, window):
             read = _seen_there(gaps[at], window, len(chars))
         if _fills(read, window):

@@ -48,9 +48,9 @@ class StripParams:
     # A rim whose middle lies this far down the page from the centre (the cosine of its
     # direction with straight down) is read turned as well (`rim_strips`).
     faces_down: float = 0.5
-    # The rim's ink strip is unwrapped again this many band heights past each end (at most to
-    # the middle of the gap), for the reader to look a pitch past the end characters
-    # (`read.end_windows`): the detector's polygon sometimes stops short of a whole character.
+    # Each rim strip is unwrapped again this many band heights past each end (at most to the
+    # middle of the gap), for the reader to look past the end characters with them
+    # (`read.anchored_windows`): the detector's polygon sometimes stops short of a character.
     beyond: float = 1.5
 
 
