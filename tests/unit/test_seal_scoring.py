@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from evaluation.seal.dataset import TruthPage, TruthSeal
-from evaluation.seal.scoring import ELLIPTIC, FoundSeal, Summary, score_page, summarize
+from evaluation.seal.scoring import ELLIPTIC, FoundSeal, Summary, score_page, summarize, wilson_interval
 
 BOX = (10, 10, 110, 110)
 TRUTH = TruthSeal(BOX, "round", "清华大学", ("国情研究院",), ("1100000215683",))
@@ -29,3 +31,12 @@ def test_a_wrong_rim_is_listed_once_among_the_rim_misses() -> None:
 def test_a_seal_read_in_full_is_in_neither_list() -> None:
     summary = _summary(FoundSeal(BOX, "round", "清华大学", ("国情研究院",), ("1100000215683",)))
     assert summary.misses == [] and summary.line_misses == [] and summary.codes == [1, 1]
+
+
+def test_the_wilson_interval_holds_the_rate_and_narrows_with_more_trials() -> None:
+    low, high = wilson_interval(15, 21)
+    assert (low, high) == (pytest.approx(0.500, abs=0.005), pytest.approx(0.862, abs=0.005))
+    narrower = wilson_interval(150, 210)
+    assert low < narrower[0] < 15 / 21 < narrower[1] < high
+    assert wilson_interval(0, 10)[0] == 0.0 and wilson_interval(10, 10)[1] == pytest.approx(1.0)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
