@@ -209,14 +209,33 @@ def test_what_another_reading_saw_past_an_end_is_not_put_in_for_an_unread_end_wi
     assert filled(line, [back], [decoded("", 0.0)]).text == "宁绿洲文化传媒"
 
 
-def test_filling_keeps_alternatives_in_step_with_the_characters() -> None:
+def test_a_character_too_unsure_past_an_end_is_left_to_the_word_list() -> None:
+    """合 of 合肥, under print before the rim's first character: read as 金 0.37 from the window
+    past the start, with 合 among its look-alikes. Not put in, but offered as an insertion there,
+    which the word-list correction takes only where it completes a word (合肥)."""
+    line = options(evenly("肥晨光食品", 0.99, skip=(0,)))  # steps 8, 12, ... 24 of 28
+    (front, back) = end_windows(line, np.zeros((48, 400), np.uint8), 8.0 * line.length)
+    unsure = Decoded(("金",), (0.37,), alternatives=((("金", 0.37), ("会", 0.29), ("合", 0.1)),))
+    result = filled(line, [front, back], [unsure, decoded("", 0.0)])
+    assert result.text == "肥晨光食品"
+    assert result.gaps()[0] == unsure.alternatives[0]
+    assert result.gaps()[1:] == ((),) * 5
+    assert filled(line, [front], [decoded("金会", 0.37)]).gaps()[0] == ()  # two: no one character
+    skipped = options(evenly("北京荣投资", 0.99, skip=(3,)))
+    between = dropped_windows(skipped, np.zeros((48, 400), np.uint8), 8.0 * skipped.length)
+    assert filled(skipped, between, [unsure]).gaps() == ((),) * 6  # only past an end
+
+
+def test_a_window_reading_put_in_keeps_no_look_alikes() -> None:
+    """A character put in from its window was read surely enough alone: its look-alikes must not
+    turn it into another to make a word."""
     line = options(evenly("南昌瑞祥件有限公司", 0.99, skip=(4,)))
     windows = dropped_windows(line, np.full((48, 400), 255, np.uint8), 8.0 * line.length)
     reread = Decoded(("软",), (0.8,), alternatives=((("软", 0.8), ("欤", 0.1)),))
     result = filled(line, windows, [reread])
     assert result.text == "南昌瑞祥软件有限公司"
     assert [choices[0][0] for choices in result.alternatives] == list(result.chars)
-    assert result.alternatives[4] == reread.alternatives[0]
+    assert result.alternatives[4] == (("软", 0.8),)
 
 
 def test_a_rect_orientation_that_reads_clearly_better_replaces_the_first() -> None:

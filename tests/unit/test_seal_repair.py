@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 from imgproc.seal.repair import (
     code_text,
@@ -23,6 +25,7 @@ from imgproc.seal.repair import (
 )
 from imgproc.seal.shapes import Shape
 from imgproc.text import Decoded
+from imgproc.text.lexicon import Lexicon, correct
 
 from tests.support.readings import decoded
 
@@ -111,6 +114,29 @@ def test_trim_unsure_ends_cuts_only_the_ends() -> None:
     trimmed = trim_unsure_ends(line)
     assert trimmed.text == "天津公3司"  # the unsure "3" inside stays: cutting it would misplace the rest
     assert trimmed.probs == (0.9, 0.9, 0.95, 0.2, 0.9)
+
+
+def test_an_unsure_end_character_trimmed_is_offered_to_the_word_list_beside_what_is_kept() -> None:
+    """郑 of 郑州 read at 0.3 with its look-alikes: trimmed as unsure, but offered as an insertion
+    before the new first character, which the correction takes only to complete a word."""
+    line = Decoded(
+        tuple("噪郑州盛世建筑工程有限公司号"),
+        (0.2, 0.3, *(0.99,) * 11, 0.1),
+        alternatives=(
+            (("噪", 0.2),),
+            (("郑", 0.3), ("邓", 0.25)),
+            *(((char, 0.99),) for char in "州盛世建筑工程有限公司"),
+            (("号", 0.1), ("弓", 0.05)),
+        ),
+    )
+    trimmed = trim_unsure_ends(line)
+    assert trimmed.text == "州盛世建筑工程有限公司"
+    assert trimmed.gaps()[0] == (("郑", 0.3), ("邓", 0.25))  # only the one next to the kept text
+    assert trimmed.gaps()[-1] == (("号", 0.1), ("弓", 0.05))
+    assert trimmed.gaps()[1:-1] == ((),) * 10
+    lexicon = Lexicon.of(["郑州", "建筑", "工程", "有限公司"])
+    assert repair_rim(line, partial(correct, lexicon=lexicon, weight=3.0)).text == "郑州盛世建筑工程有限公司"
+    assert trim_unsure_ends(decoded("天津公司", 0.9)).insertions == ()  # nothing trimmed, nothing offered
 
 
 def test_trim_unsure_ends_of_an_all_unsure_line_is_empty() -> None:

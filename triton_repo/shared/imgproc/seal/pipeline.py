@@ -137,7 +137,9 @@ async def read_rim(
     reaching, offset = rim[index].past_ends()
     windows += anchored_windows(best, reaching, px, config.read, offset)
     if windows:
-        reads = await models.recognise(config.recognisers.first, [w.image for w in windows], 0)
+        reads = await models.recognise(
+            config.recognisers.first, [w.image for w in windows], config.read.alternatives
+        )
         best = filled(best, windows, reads)
     return repair_rim(best, correct, config.repair)
 

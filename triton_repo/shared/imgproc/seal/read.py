@@ -31,7 +31,7 @@ import numpy as np
 from imgproc.text import Decoded
 from imgproc.text.edit import aligned_pairs
 from imgproc.text.lexicon import is_chinese
-from imgproc.text.recognition import MIN_PITCH_CHARS, REC_HEIGHT, Alternative, rec_width
+from imgproc.text.recognition import MIN_PITCH_CHARS, REC_HEIGHT, Alternative, merged_alternatives, rec_width
 
 Line = tuple[str, float]
 INK_LEVEL = 128  # a strip pixel darker than this is ink (strips are stretched: paper white)
@@ -310,6 +310,16 @@ def _seen_there(gap: tuple[Alternative, ...], window: Window, length: int) -> De
     return Decoded((char,), (prob,), alternatives=(gap,))
 
 
+def _beyond_end(read: Decoded, window: Window, length: int) -> tuple[Alternative, ...]:
+    """What a window past either end of the rim saw there as one character, whatever its
+    confidence, with its look-alikes: too unsure to be put in alone, it may still be put in
+    where it completes a dictionary word with the rim's end (合 of 合肥 under print, read as
+    金 0.37, 会 0.29, 合 ...). Nothing for a window between characters."""
+    if window.count != 1 or len(read.chars) != 1 or 0 <= window.place < length - 1:
+        return ()
+    return read.options()[0]
+
+
 def filled(line: Decoded, windows: Sequence[Window], reads: Sequence[Decoded]) -> Decoded:
     """`line` with each window's reading put in where it reads as the characters that fit; a
     skipped place between characters whose window does not takes what another reading saw
@@ -324,6 +334,9 @@ def filled(line: Decoded, windows: Sequence[Window], reads: Sequence[Decoded]) -
         if at in done:
             continue
         read = _unanchored(read, window)
+        beyond = _beyond_end(read, window, len(chars))
+        # A character put in was read surely enough alone: its look-alikes stay out of words.
+        read = replace(read, alternatives=())
         if not _fills(read, window):
             read = _seen_there(gaps[at], window, len(chars))
         if _fills(read, window):
@@ -333,13 +346,15 @@ def filled(line: Decoded, windows: Sequence[Window], reads: Sequence[Decoded]) -
             options[at:at] = read.options()
             gaps[at : at + 1] = [()] * (window.count + 1)  # what another reading saw here is now read
             done.add(at)
+        elif beyond:
+            gaps[at] = merged_alternatives(gaps[at], beyond)
     return Decoded(
         tuple(chars),
         tuple(probs),
         tuple(steps),
         line.length,
         tuple(options) if line.alternatives else (),
-        tuple(gaps) if line.insertions else (),
+        tuple(gaps) if line.insertions or any(gaps) else (),
     )
 
 

@@ -18,11 +18,12 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from imgproc.text import Decoded
 from imgproc.text.edit import levenshtein
 from imgproc.text.lexicon import is_chinese
+from imgproc.text.recognition import merged_alternatives
 
 from .shapes import Shape
 
@@ -147,7 +148,9 @@ def _in_pitch(line: Decoded, i: int, neighbour: int, pitch: float, params: Repai
 
 def trim_unsure_ends(line: Decoded, params: RepairParams = DEFAULT_REPAIR) -> Decoded:
     """`line` without the characters under `params.min_edge_prob` at either end, but those in
-    pitch with the rest (`_in_pitch`); the middle is kept."""
+    pitch with the rest (`_in_pitch`); the middle is kept. The trimmed character next to what
+    is kept is offered as an insertion there (`_offered_at_ends`): under print an end character
+    is often read unsure, and where it completes a word the correction puts it back (郑 of 郑州)."""
     start, stop = 0, len(line.probs)
     pitch = line.pitch()
 
@@ -158,7 +161,21 @@ def trim_unsure_ends(line: Decoded, params: RepairParams = DEFAULT_REPAIR) -> De
         start += 1
     while stop > start and unsure(stop - 1, stop - 2):
         stop -= 1
-    return line.part(start, stop)
+    return _offered_at_ends(line, start, stop)
+
+
+def _offered_at_ends(line: Decoded, start: int, stop: int) -> Decoded:
+    """Characters `start` to `stop` of `line`, each unsure end character trimmed next to them
+    offered as an insertion there, for the word list to put back where it completes a word."""
+    kept = line.part(start, stop)
+    if not kept.chars or (start == 0 and stop == len(line.chars)):
+        return kept
+    gaps, options = list(kept.gaps()), line.options()
+    if start > 0:
+        gaps[0] = merged_alternatives(gaps[0], options[start - 1])
+    if stop < len(line.chars):
+        gaps[-1] = merged_alternatives(gaps[-1], options[stop])
+    return replace(kept, insertions=tuple(gaps))
 
 
 def _is_mark(char: str) -> bool:

@@ -101,6 +101,16 @@ def aspect_batches(crops: Sequence[np.ndarray], batch_size: int = REC_BATCH_SIZE
 Alternative = tuple[str, float]
 
 
+def merged_alternatives(*groups: tuple[Alternative, ...]) -> tuple[Alternative, ...]:
+    """The alternatives of several groups as one, each character at its highest probability,
+    most probable first."""
+    options: dict[str, float] = {}
+    for group in groups:
+        for char, prob in group:
+            options[char] = max(prob, options.get(char, 0.0))
+    return tuple(sorted(options.items(), key=lambda item: item[1], reverse=True))
+
+
 @dataclass(frozen=True)
 class Decoded:
     """One greedy-CTC line: its characters, the probability of each (the kept steps), where
