@@ -15,7 +15,9 @@ calls them), and these functions pick and merge what they said.
   as many sure Chinese characters (`filled`). The rim's end characters have no neighbour on
   one side, so a pitch beyond each end is read from the ink image too (`end_windows`), and
   from a strip unwrapped on past the ends, a window over the end characters and beyond them
-  (`anchored_windows`: a character alone at the edge of a window reads as anything).
+  (`anchored_windows`: a character alone at the edge of a window reads as anything). One read
+  there too unsurely to be put in is left to the word list, which puts it in only where it
+  completes a word with the rim's end (`filled`).
 - A rectangular seal's inside comes in two orientations; the first (nearer the page's own
   upright) is kept unless the other reads clearly better (`best_orientation`).
 """
@@ -323,7 +325,9 @@ def _beyond_end(read: Decoded, window: Window, length: int) -> tuple[Alternative
 def filled(line: Decoded, windows: Sequence[Window], reads: Sequence[Decoded]) -> Decoded:
     """`line` with each window's reading put in where it reads as the characters that fit; a
     skipped place between characters whose window does not takes what another reading saw
-    there, if that is one character seen as surely (`_seen_there`)."""
+    there, if that is one character seen as surely (`_seen_there`); a window past either end
+    that reads one character too unsurely leaves it, with its look-alikes, as an insertion
+    there for the word list (`_beyond_end`)."""
     chars, probs, steps = list(line.chars), list(line.probs), list(line.steps)
     options, gaps = list(line.options()), list(line.gaps())
     done: set[int] = set()  # places filled: a later window of the same place is not put in too
