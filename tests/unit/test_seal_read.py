@@ -226,16 +226,14 @@ def test_a_character_too_unsure_past_an_end_is_left_to_the_word_list() -> None:
     assert filled(skipped, between, [unsure]).gaps() == ((),) * 6  # only past an end
 
 
-def test_a_window_reading_put_in_keeps_no_look_alikes() -> None:
-    """A character put in from its window was read surely enough alone: its look-alikes must not
-    turn it into another to make a word."""
+def test_filling_keeps_alternatives_in_step_with_the_characters() -> None:
     line = options(evenly("南昌瑞祥件有限公司", 0.99, skip=(4,)))
     windows = dropped_windows(line, np.full((48, 400), 255, np.uint8), 8.0 * line.length)
     reread = Decoded(("软",), (0.8,), alternatives=((("软", 0.8), ("欤", 0.1)),))
     result = filled(line, windows, [reread])
     assert result.text == "南昌瑞祥软件有限公司"
     assert [choices[0][0] for choices in result.alternatives] == list(result.chars)
-    assert result.alternatives[4] == (("软", 0.8),)
+    assert result.alternatives[4] == reread.alternatives[0]
 
 
 def test_a_rect_orientation_that_reads_clearly_better_replaces_the_first() -> None:

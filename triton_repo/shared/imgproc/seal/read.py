@@ -339,8 +339,6 @@ def filled(line: Decoded, windows: Sequence[Window], reads: Sequence[Decoded]) -
             continue
         read = _unanchored(read, window)
         beyond = _beyond_end(read, window, len(chars))
-        # A character put in was read surely enough alone: its look-alikes stay out of words.
-        read = replace(read, alternatives=())
         if not _fills(read, window):
             read = _seen_there(gaps[at], window, len(chars))
         if _fills(read, window):
