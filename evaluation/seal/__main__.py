@@ -60,6 +60,9 @@ def _report(title: str, results: list[PageResult], seconds: float, verbose: bool
     _say(f"  round and oval: {elliptic.line()}")
     if rect.rims:
         _say(f"  rect: rim exact {rect.exact}/{rect.rims}, CER {rect.cer:.3f}")
+    if verbose and elliptic.miss_kinds:
+        kinds = ", ".join(f"{count} {kind}" for kind, count in elliptic.miss_kinds.most_common())
+        _say(f"  rim misses: {kinds}")
     for miss in elliptic.misses if verbose else []:
         _say(f"    {miss}")
     for miss in elliptic.line_misses if verbose else []:

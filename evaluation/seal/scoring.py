@@ -17,8 +17,10 @@ seals the accuracy targets are about).
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from typing import Any
 
 from evaluation.seal.dataset import Box, TruthPage, TruthSeal, box_iou
@@ -26,6 +28,10 @@ from evaluation.text import levenshtein, normalize
 
 MATCH_IOU = 0.5  # a found seal matches a true one when their boxes overlap this much
 Z_95 = 1.959964  # the normal quantile of a two-sided 95% interval
+# A wrong rim that shares less than this (difflib's ratio) with the truth is garbage, not a
+# few characters off: a faint seal, a tiny one, or print read instead of it.
+GARBAGE_RATIO = 0.6
+EDIT_NAMES = {"replace": "wrong", "delete": "dropped", "insert": "added"}
 ELLIPTIC = frozenset({"round", "oval"})
 
 
@@ -73,6 +79,14 @@ class SealResult:
         inner = sum(normalize(t) in answered for t in self.truth.inner_texts)
         codes = sum(normalize(t) in answered for t in self.truth.codes)
         return inner, len(self.truth.inner_texts), codes, len(self.truth.codes)
+
+    def miss_kind(self) -> str:
+        """What is wrong with a rim that does not read right: missed, unread, garbage, or which
+        characters are wrong, dropped or added, at its start, inside or at its end (the places
+        each kind of fix works on)."""
+        if self.found is None:
+            return "missed"
+        return edit_kind(normalize(self.truth.rim_text or ""), self.read)
 
     def describe(self) -> str:
         """One line for a failure list."""
@@ -140,6 +154,7 @@ class Summary:
     inner: list[int] = field(default_factory=lambda: [0, 0])  # hit, total
     codes: list[int] = field(default_factory=lambda: [0, 0])
     misses: list[str] = field(default_factory=list)
+    miss_kinds: Counter[str] = field(default_factory=Counter)  # rim misses by `miss_kind`
     # Seals whose rim reads right (or is not counted) but an inner line or a code is missed.
     line_misses: list[str] = field(default_factory=list)
 
@@ -169,6 +184,7 @@ class Summary:
             self.chars += len(normalize(rim))
         if rim is not None and seal.distance:
             self.misses.append(seal.describe())
+            self.miss_kinds[seal.miss_kind()] += 1
         elif seal.found is not None and (inner_hit < inner or codes_hit < codes):
             self.line_misses.append(seal.describe())
 
@@ -195,6 +211,21 @@ class Summary:
             f" codes {self.codes[0]}/{self.codes[1]}; false seals {self.false_seals}"
             f" ({self.false_on_empty} on {self.empty_pages} pages without a seal)"
         )
+
+
+def edit_kind(truth: str, read: str) -> str:
+    """How `read` differs from `truth` (see `SealResult.miss_kind`); "" when they are equal."""
+    if not read:
+        return "unread"
+    matcher = SequenceMatcher(None, truth, read, autojunk=False)
+    if matcher.ratio() < GARBAGE_RATIO:
+        return "garbage"
+    kinds = set()
+    for op, start, stop, _, _ in matcher.get_opcodes():
+        if op != "equal":
+            where = "start" if start == 0 else "end" if stop == len(truth) else "inside"
+            kinds.add(f"{EDIT_NAMES[op]} {where}")
+    return " + ".join(sorted(kinds))
 
 
 def wilson_interval(hits: int, total: int, z: float = Z_95) -> tuple[float, float]:

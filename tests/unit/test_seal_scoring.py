@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 
 from evaluation.seal.dataset import TruthPage, TruthSeal
-from evaluation.seal.scoring import ELLIPTIC, FoundSeal, Summary, score_page, summarize, wilson_interval
+from evaluation.seal.scoring import (
+    ELLIPTIC,
+    FoundSeal,
+    Summary,
+    edit_kind,
+    score_page,
+    summarize,
+    wilson_interval,
+)
 
 BOX = (10, 10, 110, 110)
 TRUTH = TruthSeal(BOX, "round", "清华大学", ("国情研究院",), ("1100000215683",))
@@ -40,3 +48,22 @@ def test_the_wilson_interval_holds_the_rate_and_narrows_with_more_trials() -> No
     assert low < narrower[0] < 15 / 21 < narrower[1] < high
     assert wilson_interval(0, 10)[0] == 0.0 and wilson_interval(10, 10)[1] == pytest.approx(1.0)
     assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("read", "kind"),
+    [
+        ("合肥晨光食品有限公司", ""),
+        ("肥晨光食品有限公司", "dropped start"),
+        ("合肥晨光食品有限公", "dropped end"),
+        ("合肥晨品有限公司", "dropped inside"),
+        ("合肥晨光食品有限公司社", "added end"),
+        ("分肥晨光食品有限公司", "wrong start"),
+        ("合肥晨光食吕有限公司", "wrong inside"),
+        ("肥晨光食吕有限公司", "dropped start + wrong inside"),
+        ("有公司", "garbage"),
+        ("", "unread"),
+    ],
+)
+def test_edit_kind_says_what_is_wrong_and_where(read: str, kind: str) -> None:
+    assert edit_kind("合肥晨光食品有限公司", read) == kind
