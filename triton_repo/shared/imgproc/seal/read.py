@@ -127,8 +127,8 @@ def _add(options: dict[str, float], char: str, prob: float) -> None:
     options[char] = max(prob, options.get(char, 0.0))
 
 
-def _ranked(options: list[dict[str, float]]) -> tuple[tuple[tuple[str, float], ...], ...]:
-    return tuple(tuple(sorted(o.items(), key=lambda item: item[1], reverse=True)) for o in options)
+def _ranked(options: list[dict[str, float]]) -> tuple[tuple[Alternative, ...], ...]:
+    return tuple(merged_alternatives(tuple(o.items())) for o in options)
 
 
 def with_other_readings(best: Decoded, others: Sequence[Decoded]) -> Decoded:
