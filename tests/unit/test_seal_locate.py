@@ -126,3 +126,15 @@ def test_pieces_of_one_line_are_joined_and_other_lines_are_not() -> None:
     assert len(joined_lines([_box(100, 100, 160, 120), _box(240, 100, 300, 120)], up, DEFAULT_LINES)) == 2
     # A small mark level with a line is not a piece of it (unlike height).
     assert len(joined_lines([_box(100, 100, 300, 120), _box(305, 106, 315, 114)], up, DEFAULT_LINES)) == 2
+
+
+def test_a_code_beside_the_rims_end_keeps_its_first_digits() -> None:
+    """The rim grows over text next to its ends; a bottom-arc code that starts right there
+    (1102290036915 beside 国) stays a code over those columns."""
+    prob = np.zeros((SIZE, SIZE), np.float32)
+    sector(prob, ROUND, (0.45, 1.05), (12.0, 40.0))
+    sector(prob, ROUND, (1.04, 1.2), (12.0, 24.0))  # the code, merged with the rim's end
+    text = locate(prob, prob > 0, ROUND)
+    assert text is not None
+    (code,) = text.arcs
+    assert code.start % 1.0 < 0.05 and code.start % 1.0 + code.span > 0.2

@@ -345,14 +345,14 @@ def locate_arcs(
     cols, band_cols = len(rim_cols), _band_cols(polar, region, rows)
     text_cols = cells[rows[0] : rows[1]].any(axis=0)
     reach = round(params.end_reach * band_cols)
-    arcs = [
-        _grown(arc, text_cols, min(reach, round(_room(arc, cols, params))))
-        for arc in _rim_arcs(rim_cols, polar, region, rows, params)
-    ]
+    cores = _rim_arcs(rim_cols, polar, region, rows, params)
+    arcs = [_grown(arc, text_cols, min(reach, round(_room(arc, cols, params)))) for arc in cores]
     up_share = _page_up_share(region, polar.inset(rows[0]))
     rim = max(arcs, key=lambda run: _weight(run, cols, up_share, params))
-    for arc in arcs:
-        code_cols[np.arange(*arc) % cols] = False
+    # A code's columns stay a code where the rim only grew over them: a bottom-arc code that
+    # starts next to the rim's end (1102290036915 beside 国) would otherwise lose its digits.
+    for core in cores:
+        code_cols[np.arange(*core) % cols] = False
     others = [run for run in arcs if run != rim] + _joined(code_cols, params.code_join * band_cols)
     return _arc(cells, rim, rows, False, polar, region, params), tuple(
         _arc(cells, run, rows, True, polar, region, params)
