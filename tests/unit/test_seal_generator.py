@@ -8,6 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from imgproc.imaging import decode_rgb
+from imgproc.seal.codes import passes_checks
 
 from evaluation.seal.dataset import generated_page
 from evaluation.seal.generator import STYLE_NAMES, Page, generate_page
@@ -18,6 +19,7 @@ from evaluation.seal.generator.placement import Spot, stamp_seal
 from evaluation.seal.generator.render import CJK_FONTS, available_fonts
 from evaluation.seal.generator.styles import STYLES
 from evaluation.seal.generator.truth import SealTruth, seal_truth
+from evaluation.seal.generator.vocab import tax_id
 
 pytestmark = pytest.mark.skipif(not available_fonts(CJK_FONTS), reason="fonts-noto-cjk not installed")
 
@@ -97,6 +99,13 @@ def test_an_invoice_seal_is_a_wide_oval_with_its_tax_id_in_the_codes() -> None:
     assert spec.axes[0] / spec.axes[1] == pytest.approx(1.33, abs=0.08)
     assert spec.inner_texts[1] == "发票专用章" and TAX_ID.fullmatch(spec.inner_texts[0])
     assert [line.text for line in spec.lines][:2] == list(spec.inner_texts)
+
+
+def test_tax_ids_carry_the_check_characters_real_ones_do() -> None:
+    rng = np.random.default_rng(6)
+    ids = [tax_id(rng) for _ in range(40)]
+    assert {len(code) for code in ids} == {15, 18}  # credit codes and old tax IDs
+    assert all(passes_checks(code) for code in ids)
 
 
 def test_a_grey_copy_has_no_colour_left() -> None:

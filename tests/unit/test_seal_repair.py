@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import partial
 
 import pytest
+from imgproc.seal.codes import credit_check, org_check
 from imgproc.seal.repair import (
     code_text,
     core_pitch,
@@ -289,11 +290,20 @@ def test_purpose_line_restores_a_purpose_misread_by_one_edit(read: str, purpose:
         ("~1102290078766", "1102290078766"),
         ("“51070300577.", "51070300577"),
         ("9144 0300 1924", "914403001924"),
+        ("4101021694809 Y", "4101021694809"),  # the foot of the rim's last character
+        ("。 41010216948 ￥", "41010216948"),
+        ("1Y 4101021694809", "4101021694809"),
     ],
 )
 def test_a_code_loses_spaces_and_the_marks_at_its_ends(line: str, code: str) -> None:
     assert code_text(line) == code
     assert is_code((line, 0.9))
+
+
+def test_a_code_that_passes_its_checks_keeps_a_character_set_off_at_its_end() -> None:
+    body = "91350206" + "30287744" + org_check("30287744")
+    code = body + credit_check(body)
+    assert code_text(f"{code[:-1]} {code[-1]}") == code
 
 
 def test_sorted_lines_restore_purposes_and_clean_codes() -> None:

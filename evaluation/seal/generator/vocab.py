@@ -9,6 +9,7 @@ the PP-OCRv4 character table contains.
 from __future__ import annotations
 
 import numpy as np
+from imgproc.seal.codes import CREDIT_ALPHABET, credit_check, org_check
 
 CITIES = (
     "上海",
@@ -154,13 +155,11 @@ PURPOSES = (
     "行政专用章",
 )
 RECT_WORDS = ("现金付讫", "转账收讫", "现金收讫", "已验证", "作废", "已付款", "收讫", "已审核", "样品")
-CREDIT_CODE_CHARS = "0123456789ABCDEFGHJKLMNPQRTUWXY"  # the unified social credit code alphabet
 MIN_RIM_CHARS = 6
 MAX_RIM_CHARS = 20
 BRANCH_PROBABILITY = 0.15
 INSTITUTION_PROBABILITY = 0.1
 CODE_LENGTH = 13
-CREDIT_CODE_LENGTH = 18
 OLD_TAX_ID_LENGTH = 15
 
 
@@ -206,12 +205,17 @@ def seal_code(rng: np.random.Generator) -> str:
 
 
 def tax_id(rng: np.random.Generator) -> str:
-    """An 18-character unified social credit code (91 + region + body) or a 15-digit old tax ID."""
+    """An 18-character unified social credit code (91, region, organisation code, check) or a
+    15-character old tax ID (region, organisation code), with the check characters real ones
+    carry (`imgproc.seal.codes`). The draws are those of the codes without checks, whose last
+    characters the checks replace, so that a seed's pages stay the pages they were."""
     region = "".join(str(int(d)) for d in rng.integers(0, 10, 6))
     if rng.random() < 0.3:
-        return region + "".join(str(int(d)) for d in rng.integers(0, 10, OLD_TAX_ID_LENGTH - 6))
-    body = "".join(CREDIT_CODE_CHARS[int(i)] for i in rng.integers(0, len(CREDIT_CODE_CHARS), 10))
-    return "91" + region + body
+        org = "".join(str(int(d)) for d in rng.integers(0, 10, OLD_TAX_ID_LENGTH - 6))[:-1]
+        return region + org + org_check(org)
+    body = "".join(CREDIT_ALPHABET[int(i)] for i in rng.integers(0, len(CREDIT_ALPHABET), 10))
+    head = "91" + region + body[:8] + org_check(body[:8])
+    return head + credit_check(head)
 
 
 def page_line(rng: np.random.Generator) -> str:

@@ -22,6 +22,7 @@ from imgproc.text import Decoded
 
 from .balance import white_balanced
 from .classical import classical_strips
+from .codes import checked_code, code_options
 from .config import DEFAULT_CONFIG, SealConfig
 from .crop import SealCrop, beside, cut_seal
 from .detect import level_turn, seal_det_input, text_map, upright_turn
@@ -38,7 +39,17 @@ from .read import (
     step_px,
     with_other_readings,
 )
-from .repair import Correct, Line, may_be_supervision, repair_rim, sorted_lines, supervision_rim
+from .repair import (
+    CODE_PATTERN,
+    Correct,
+    Line,
+    RepairParams,
+    code_text,
+    may_be_supervision,
+    repair_rim,
+    sorted_lines,
+    supervision_rim,
+)
 from .shapes import SealRegion
 from .strips import SealStrips, Strip, located_strips
 
@@ -159,9 +170,9 @@ async def read_lines(
     start = 0
     for arc in strips.arcs:
         chosen = read[start + best_index(read[start : start + len(arc)], [s.prior for s in arc])]
-        lines.append(_corrected(chosen, correct))
+        lines.append(_corrected(chosen, correct, config.repair))
         start += len(arc)
-    lines += [_corrected(line, correct) for line in read[len(candidates) :]]
+    lines += [_corrected(line, correct, config.repair) for line in read[len(candidates) :]]
     if interiors:
         orientations = not strips.rim  # a rect seal's inside, both ways up
         lines += (
@@ -170,8 +181,13 @@ async def read_lines(
     return lines
 
 
-def _corrected(line: Decoded, correct: Correct) -> Line:
-    """A line's text corrected to dictionary words, with the confidence it was read with."""
+def _corrected(line: Decoded, correct: Correct, params: RepairParams) -> Line:
+    """A line's text corrected, with the confidence it was read with: a code by its check
+    characters (`checked_code`), other text to dictionary words."""
+    code = code_text(line.text)
+    options = code_options(line, code) if CODE_PATTERN.fullmatch(code) else None
+    if options is not None:
+        return checked_code(code, options, params.code_floor, params.code_changes), line.score
     return correct(line).text, line.score
 
 

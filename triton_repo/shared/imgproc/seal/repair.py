@@ -25,6 +25,7 @@ from imgproc.text.edit import levenshtein
 from imgproc.text.lexicon import is_chinese
 from imgproc.text.recognition import merged_alternatives
 
+from .codes import passes_checks
 from .shapes import Shape
 
 # Rewrites a rim reading using its characters' alternatives (`imgproc.text.lexicon.correct`).
@@ -33,6 +34,7 @@ Line = tuple[str, float]
 
 CODE_PATTERN = re.compile(r"[0-9A-Z]{8,}")  # a tax ID or a bottom-arc seal code
 CODE_EDGE_MARKS = "~-_.,:;'\"`“”‘’·、，。：；～"  # what is cut from a code's ends
+CODE_STRAY_CHARS = 2  # a piece this short set off by a space at a code's end is not the code's
 # The legal forms a Chinese company name must end with (Company Law): a rim that ends one
 # character away from one of them, and in none exactly, was misread there.
 LEGAL_FORMS = ("股份有限公司", "有限责任公司", "有限公司")
@@ -110,6 +112,10 @@ class RepairParams:
     min_line_score: float = (
         0.5  # inner lines and codes below this confidence are dropped (PP-OCR's text_score)
     )
+    # A tax ID that fails its check characters is put right by changing at most this many of
+    # its characters to look-alikes the recogniser gave at least `code_floor` (`codes`).
+    code_changes: int = 2
+    code_floor: float = 0.02
     # `correct` adds this (a log probability) per character that continues a dictionary word.
     # Dev seeds 7000 and 8000 (225 generated seals), exact rims: 191 without; with weight
     # 2/3/4, 199/201/202; the seals-dev photographs read as without up to 3, at 4 one worse.
@@ -123,9 +129,19 @@ DEFAULT_REPAIR = RepairParams()
 
 
 def code_text(text: str) -> str:
-    """A line as a code would read: no spaces, and no marks at its ends (a ring's edge or a
-    stray dot read as ~, " or . beside the digits)."""
-    return text.replace(" ", "").strip(CODE_EDGE_MARKS)
+    """A line as a code would read: no spaces, no marks at its ends (a ring's edge or a stray
+    dot read as ~, " or . beside the digits), and no piece of at most `CODE_STRAY_CHARS` set
+    off by a space at either end where the rest reads as a code and the whole passes no
+    check (the foot of the rim's last character beside a bottom-arc code: 4101021694809 Y)."""
+    pieces = [piece for piece in text.split() if piece.strip(CODE_EDGE_MARKS)]
+    whole = "".join(pieces).strip(CODE_EDGE_MARKS)
+    if len(pieces) < 2 or passes_checks(whole):
+        return whole
+    for rest, end in ((pieces[:-1], pieces[-1]), (pieces[1:], pieces[0])):
+        core = "".join(rest).strip(CODE_EDGE_MARKS)
+        if len(end.strip(CODE_EDGE_MARKS)) <= CODE_STRAY_CHARS and CODE_PATTERN.fullmatch(core):
+            return core
+    return whole
 
 
 def is_code(line: Line, min_score: float = DEFAULT_REPAIR.min_line_score) -> bool:
