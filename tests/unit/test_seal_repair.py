@@ -31,6 +31,7 @@ from imgproc.text.lexicon import Lexicon, correct
 from tests.support.readings import decoded
 
 Line = tuple[str, float]
+Probs = tuple[float, ...]
 
 
 @pytest.mark.parametrize(
@@ -398,3 +399,20 @@ def test_trim_stray_ends_keeps_what_may_be_rim_text() -> None:
     # three characters are too many for a stray group
     three = _rim("一二三" + RIM, (0.5, 0.5, 0.5, *sure), (0, 2, 4, *(s + 1 for s in RIM_STEPS)))
     assert trim_stray_ends(three).text == three.text
+
+
+@pytest.mark.parametrize(
+    ("text", "probs", "kept"),
+    [
+        ("长城游石加油站事由", (0.9,) * 7 + (0.49, 0.5), "长城游石加油站"),  # print in the gap
+        ("清华大学业", (0.9,) * 4 + (0.2,), "清华大学"),  # a word completed past the end
+        ("艾果电子中心社", (0.9,) * 6 + (0.48,), "艾果电子中心"),
+        ("星辰科技有限公司工会", (0.9,) * 10, "星辰科技有限公司工会"),  # sure: the name's own
+        ("星辰科技有限公司", (0.9,) * 7 + (0.4,), "星辰科技有限公司"),  # 有限公 ends in nothing
+        ("长城游石加油站事由二", (0.9,) * 7 + (0.55,) * 3, "长城游石加油站事由二"),  # too many
+    ],
+)
+def test_unsure_characters_after_a_rims_ending_are_cut(
+    text: str, probs: tuple[float, ...], kept: str
+) -> None:
+    assert repair_rim(decoded(text, *probs)).text == kept

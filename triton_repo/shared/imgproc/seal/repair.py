@@ -43,6 +43,9 @@ LEGAL_FORMS = ("股份有限公司", "有限责任公司", "有限公司")
 # start of the name, read after its end (the rim was opened at the wrong place).
 AFTER_LEGAL_FORM = tuple("公司 厂 店 部 处 中心 所 站 室 行 社 院 馆 队 组 会 章".split())
 MIN_CORE_CHARS = 6  # a line of fewer characters has too short a middle to measure a pitch on
+# What a rim's name ends in: its legal form, a branch or department, or the kind of body it
+# names (a bureau, a university). Unsure characters after one are not the name's.
+RIM_ENDINGS = (*LEGAL_FORMS, *AFTER_LEGAL_FORM, "局", "大学")
 # Fewer characters read after the form are not a name's start (a stray mark: 有限公司一).
 MIN_WRAPPED = 2
 LEGAL_FORM_CORE = "有限"  # what a cut-short legal form must still show to be completed
@@ -116,6 +119,12 @@ class RepairParams:
     # its characters to look-alikes the recogniser gave at least `code_floor` (`codes`).
     code_changes: int = 2
     code_floor: float = 0.02
+    # At most `tail_chars` characters after a rim ending (`RIM_ENDINGS`), each read with less
+    # than `tail_prob`, are cut once the word list has chosen the characters: the strip runs
+    # on past the rim's end into print in the gap (加油站事由 at 0.49 and 0.50), and the word
+    # list may complete a word there with a character offered past the end (大学业, 业 at 0.2).
+    tail_chars: int = 2
+    tail_prob: float = 0.6
     # `correct` adds this (a log probability) per character that continues a dictionary word.
     # Dev seeds 7000 and 8000 (225 generated seals), exact rims: 191 without; with weight
     # 2/3/4, 199/201/202; the seals-dev photographs read as without up to 3, at 4 one worse.
@@ -403,6 +412,16 @@ def purpose_line(text: str, purposes: tuple[str, ...] = PURPOSE_LINES) -> str:
     return close[0] if len(close) == 1 else text
 
 
+def without_unsure_tail(line: Decoded, params: RepairParams = DEFAULT_REPAIR) -> Decoded:
+    """`line` without the unsure characters after its name's ending (`RepairParams.tail_chars`),
+    the most that `tail_chars` allows first."""
+    for count in range(min(params.tail_chars, len(line.chars) - 1), 0, -1):
+        unsure = all(prob < params.tail_prob for prob in line.probs[-count:])
+        if unsure and line.text[:-count].endswith(RIM_ENDINGS):
+            return line.part(0, len(line.chars) - count)
+    return line
+
+
 def _as_read(line: Decoded) -> Decoded:
     return line
 
@@ -414,7 +433,7 @@ def repair_rim(line: Decoded, correct: Correct = _as_read, params: RepairParams 
     Trimming judges what is rim text by the recogniser's own confidence, the correction only
     which characters it is.
     """
-    corrected = correct(without_inner_marks(trim_rim_ends(line, params)))
+    corrected = without_unsure_tail(correct(without_inner_marks(trim_rim_ends(line, params))), params)
     text = standard_text(fix_legal_form(started_after_legal_form(corrected.text)))
     if text == corrected.text:
         return corrected
