@@ -96,8 +96,7 @@ def checked_code(
     """`code` (one look-alike tuple per character in `options`) put right by its check
     characters where it fails them and one change alone, of the fewest characters (at most
     `max_changes`) to look-alikes at least `min_prob` probable, makes it pass; otherwise as
-    read. A credit code's letters it leaves out are read as the digits they
-    look like first."""
+    read. The letters a credit code leaves out are first read as the digits they look like."""
     if not has_checks(code):
         return code
     if len(code) == CREDIT_LENGTH:

@@ -417,7 +417,7 @@ def without_unsure_tail(line: Decoded, params: RepairParams = DEFAULT_REPAIR) ->
     the most that `tail_chars` allows first."""
     for count in range(min(params.tail_chars, len(line.chars) - 1), 0, -1):
         unsure = all(prob < params.tail_prob for prob in line.probs[-count:])
-        if unsure and line.text[:-count].endswith(RIM_ENDINGS):
+        if unsure and "".join(line.chars[:-count]).endswith(RIM_ENDINGS):
             return line.part(0, len(line.chars) - count)
     return line
 
