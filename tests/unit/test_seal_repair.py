@@ -276,12 +276,16 @@ def test_the_tax_columns_of_an_invoice_table_do_not_cue_a_supervision_seal() -> 
         ("行政专用", "行政专用章"),  # a dropped one
         ("合同专用章", "合同专用章"),
         ("验报告专用章", "验报告专用章"),  # one edit from both 检验 and 试验报告专用章: left
-        ("专用章", "专用章"),  # too short to tell
-        ("发票专方", "发票专方"),  # two edits
+        ("专用章", "专用章"),  # shared alike with every purpose: left
+        ("发票专方", "发票专用章"),  # two edits, but 发票专 of 发票专用章 alone
+        ("财务章", "财务专用章"),
+        ("采购专", "采购专用章"),  # a line split in two: its first piece
+        ("用章", "用章"),  # too short
+        ("销售总公司", "销售总公司"),  # 销售 and 专用章 share too little of it
         ("东莞区人民医院", "东莞区人民医院"),
     ],
 )
-def test_purpose_line_restores_a_purpose_misread_by_one_edit(read: str, purpose: str) -> None:
+def test_purpose_line_restores_a_misread_purpose(read: str, purpose: str) -> None:
     assert purpose_line(read) == purpose
 
 

@@ -70,7 +70,10 @@ PURPOSE_LINES = tuple(
         "结算 收款 付款 招标 投标 仓库 党务 工会 检验报告 试验报告 检测报告"
     ).split()
 )
-MIN_PURPOSE_CHARS = 4  # a shorter line is too little to tell a purpose by
+MIN_PURPOSE_CHARS = 4  # a shorter line is too little to tell a purpose by one edit
+# ...and a line one shorter still, or one more edits off, by the characters it shares with one
+# purpose alone: at least this share of the purpose's, and all but one of its own.
+PURPOSE_SHARED = 0.6
 # The lines inside that only the supervision seal carries: an oval seal with one of them is
 # a 监制章, whose rim is then its standard text however much of it the title print hid.
 SUPERVISION_LINES = frozenset({"国家税务总局监制", "国家税务总局"})
@@ -405,11 +408,19 @@ def standard_text(
 
 
 def purpose_line(text: str, purposes: tuple[str, ...] = PURPOSE_LINES) -> str:
-    """The one purpose (`PURPOSE_LINES`) that `text` is a one-edit misreading of, or `text`."""
-    if text in purposes or len(text) < MIN_PURPOSE_CHARS:
+    """The one purpose (`PURPOSE_LINES`) that `text` is a one-edit misreading of, else the one
+    that holds all but at most one of its characters in order and most of its own among them
+    (`PURPOSE_SHARED`: 发票专方, 财务章, 采购专 of a line split in two), or `text`."""
+    if text in purposes or len(text) < MIN_PURPOSE_CHARS - 1:
         return text
     close = [purpose for purpose in purposes if levenshtein(text, purpose) == 1]
-    return close[0] if len(close) == 1 else text
+    if len(text) >= MIN_PURPOSE_CHARS and close:
+        return close[0] if len(close) == 1 else text
+    shared = {purpose: shared_in_order(text, purpose) for purpose in purposes}
+    most = max(shared.values())
+    best = [purpose for purpose, count in shared.items() if count == most]
+    held = most >= len(text) - 1 and most >= PURPOSE_SHARED * len(best[0])
+    return best[0] if len(best) == 1 and held else text
 
 
 def without_unsure_tail(line: Decoded, params: RepairParams = DEFAULT_REPAIR) -> Decoded:
