@@ -105,11 +105,12 @@ def checked_code(
         return code
     changes = _changes(options, code, min_prob)
     for count in range(1, max_changes + 1):
-        passing = {
+        tried = (
             _applied(code, chosen)
             for chosen in itertools.combinations(changes, count)
-            if len({i for i, _, _ in chosen}) == count and passes_checks(_applied(code, chosen))
-        }
+            if len({i for i, _, _ in chosen}) == count
+        )
+        passing = {candidate for candidate in tried if passes_checks(candidate)}
         if passing:
             # Two checks pass about one change in 340 by chance, and a code's look-alikes
             # offer dozens of pairs: only a change they single out is trusted.

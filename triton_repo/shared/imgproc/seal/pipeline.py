@@ -40,11 +40,11 @@ from .read import (
     with_other_readings,
 )
 from .repair import (
-    CODE_PATTERN,
     Correct,
     Line,
     RepairParams,
     code_text,
+    is_code,
     may_be_supervision,
     repair_rim,
     sorted_lines,
@@ -184,8 +184,10 @@ async def read_lines(
 def _corrected(line: Decoded, correct: Correct, params: RepairParams) -> Line:
     """A line's text corrected, with the confidence it was read with: a code by its check
     characters (`checked_code`), other text to dictionary words."""
-    code = code_text(line.text)
-    options = code_options(line, code) if CODE_PATTERN.fullmatch(code) else None
+    # Only a code that `sorted_lines` keeps is worth checking (its search tries pairs of
+    # look-alikes); a less sure line is dropped there whatever it reads.
+    code = code_text(line.text) if is_code((line.text, line.score), params.min_line_score) else ""
+    options = code_options(line, code) if code else None
     if options is not None:
         return checked_code(code, options, params.code_floor, params.code_changes), line.score
     return correct(line).text, line.score
