@@ -128,6 +128,31 @@ def test_pieces_of_one_line_are_joined_and_other_lines_are_not() -> None:
     assert len(joined_lines([_box(100, 100, 300, 120), _box(305, 106, 315, 114)], up, DEFAULT_LINES)) == 2
 
 
+def _leaning_box(centre: tuple[float, float], length: float, height: float, degrees: float) -> np.ndarray:
+    """A box (tl, tr, br, bl) read along `degrees` below the page's x axis (image y down)."""
+    a = np.deg2rad(degrees)
+    along, across = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+    corners = [(-1, -1), (1, -1), (1, 1), (-1, 1)]
+    points = [np.asarray(centre) + u * length / 2 * along + v * height / 2 * across for u, v in corners]
+    return np.array(points, np.float32)
+
+
+def test_a_short_piece_that_leans_is_still_joined_to_its_line() -> None:
+    """The box of a short stub of a tax ID (9150878 before a table rule) leans as its blob
+    does: level is judged along the seal's level or a long piece's direction, not the stub's."""
+    up = np.array([0.0, -1.0])
+    stub = _leaning_box((130.0, 110.0), 50.0, 20.0, 11.0)
+    assert len(joined_lines([stub, _box(200, 100, 300, 120)], up, DEFAULT_LINES)) == 1
+    # On a seal turned 15 degrees, two stubs level in its frame whose boxes lie square to the page.
+    turned = np.array([np.sin(np.deg2rad(15.0)), -np.cos(np.deg2rad(15.0))])
+    rise = 90.0 * np.tan(np.deg2rad(15.0))  # of the second's centre, 90 px to the right
+    stubs = [_box(100, 100, 150, 120), _box(190, 100 + rise, 240, 120 + rise)]
+    assert len(joined_lines(stubs, turned, DEFAULT_LINES)) == 1
+    assert len(joined_lines(stubs, up, DEFAULT_LINES)) == 2  # level on the page, they are two rows
+    # Stubs a line's height apart across the seal's level are two lines, whatever their lean.
+    assert len(joined_lines([stub, _leaning_box((200.0, 132.0), 50.0, 20.0, 0.0)], up, DEFAULT_LINES)) == 2
+
+
 def test_a_code_beside_the_rims_end_keeps_its_first_digits() -> None:
     """The rim grows over text next to its ends; a bottom-arc code that starts right there
     (1102290036915 beside 国) stays a code over those columns."""
