@@ -80,6 +80,14 @@ class SealResult:
         codes = sum(normalize(t) in answered for t in self.truth.codes)
         return inner, len(self.truth.inner_texts), codes, len(self.truth.codes)
 
+    def stray_lines(self) -> int:
+        """Lines the seal's answer holds (inner lines and codes) that are none of its true ones:
+        print or rim characters read as a line, or a line read in pieces."""
+        if self.found is None:
+            return 0
+        truth = {normalize(t) for t in (*self.truth.inner_texts, *self.truth.codes)}
+        return sum(normalize(t) not in truth for t in (*self.found.inner_texts, *self.found.codes))
+
     def miss_kind(self) -> str:
         """What is wrong with a rim that does not read right: missed, unread, garbage, or which
         characters are wrong, dropped or added, at its start, inside or at its end (the places
@@ -153,6 +161,7 @@ class Summary:
     chars: int = 0
     inner: list[int] = field(default_factory=lambda: [0, 0])  # hit, total
     codes: list[int] = field(default_factory=lambda: [0, 0])
+    stray: int = 0  # answered lines that are no true line (`SealResult.stray_lines`)
     misses: list[str] = field(default_factory=list)
     miss_kinds: Counter[str] = field(default_factory=Counter)  # rim misses by `miss_kind`
     # Seals whose rim reads right (or is not counted) but an inner line or a code is missed.
@@ -174,6 +183,7 @@ class Summary:
         inner_hit, inner, codes_hit, codes = seal.lines_hit()
         self.inner = [self.inner[0] + inner_hit, self.inner[1] + inner]
         self.codes = [self.codes[0] + codes_hit, self.codes[1] + codes]
+        self.stray += seal.stray_lines()
         if seal.truth.shape not in shapes:
             return
         rim = seal.truth.rim_text
@@ -208,7 +218,8 @@ class Summary:
             f"rim exact {self.exact}/{self.rims} = {self.exact_rate:.3f}"
             f" (95% {low:.2f}-{high:.2f}), CER {self.cer:.3f}; "
             f"inner lines {self.inner[0]}/{self.inner[1]},"
-            f" codes {self.codes[0]}/{self.codes[1]}; false seals {self.false_seals}"
+            f" codes {self.codes[0]}/{self.codes[1]}, stray lines {self.stray};"
+            f" false seals {self.false_seals}"
             f" ({self.false_on_empty} on {self.empty_pages} pages without a seal)"
         )
 

@@ -163,3 +163,30 @@ def test_a_code_beside_the_rims_end_keeps_its_first_digits() -> None:
     assert text is not None
     (code,) = text.arcs
     assert code.start % 1.0 < 0.05 and code.start % 1.0 + code.span > 0.2
+
+
+def test_a_line_merged_with_the_rim_leaves_its_band_and_is_an_inner_line() -> None:
+    """The detector merged the rim with what lies inside it (a tax ID level with the rim's
+    ends, a purpose line beneath): where a text run goes on past the rim band's window in many
+    columns, the rim's text ends where the other columns' text does, and what lies past that
+    is an inner line of its own (the band read keeps its depth)."""
+    prob = np.zeros((SIZE, SIZE), np.float32)
+    sector(prob, ROUND, (0.45, 1.05), (12.0, 40.0))
+    sector(prob, ROUND, (0.65, 0.85), (12.0, 75.0))  # merged, over a third of the rim's columns
+    cv2.rectangle(prob, (110, 105), (290, 140), 1.0, -1)  # a line merged with it and the rim's sides
+    text = locate(prob, prob > 0, ROUND)
+    assert text is not None
+    assert 40.0 < text.rim.text_band.inner < 48.0 < text.rim.band.inner
+    (line,) = text.inner
+    (x0, y0), (x1, y1) = line.min(axis=0), line.max(axis=0)
+    assert x0 < 130 and x1 > 270 and y0 < 105 < 140 < y1
+
+
+def test_a_stub_of_the_rims_text_past_its_band_is_no_inner_line() -> None:
+    """A few rim characters reaching past the band are pieces of the rim's text outside its
+    arc, but too short to be a line (under two band heights)."""
+    prob = np.zeros((SIZE, SIZE), np.float32)
+    sector(prob, ROUND, (0.45, 1.05), (12.0, 40.0))
+    sector(prob, ROUND, (0.6, 0.65), (12.0, 56.0))
+    text = locate(prob, prob > 0, ROUND)
+    assert text is not None and text.inner == ()

@@ -41,6 +41,15 @@ def test_a_seal_read_in_full_is_in_neither_list() -> None:
     assert summary.misses == [] and summary.line_misses == [] and summary.codes == [1, 1]
 
 
+def test_lines_that_are_no_true_line_are_counted_stray() -> None:
+    """A line read in pieces, or print read as a line, is stray; a true line read twice is not."""
+    pieces = FoundSeal(BOX, "round", "清华大学", ("国情研究院", "国情"), ("11000002", "15683"))
+    assert _summary(pieces).stray == 3
+    whole = FoundSeal(BOX, "round", "清华大学", ("国情研究院", "国情研究院"), ("1100000215683",))
+    assert _summary(whole).stray == 0 and _summary(FoundSeal(BOX, "round", "华大学", (), ())).stray == 0
+    assert "stray lines 3;" in _summary(pieces).line()
+
+
 def test_the_wilson_interval_holds_the_rate_and_narrows_with_more_trials() -> None:
     low, high = wilson_interval(15, 21)
     assert (low, high) == (pytest.approx(0.500, abs=0.005), pytest.approx(0.862, abs=0.005))

@@ -2,9 +2,11 @@
 
 Inner lines are the detector's components inside the fitted outline that are not mostly in
 one of the seal's arcs (a component the detector merged with the rim keeps only its part
-outside), on the seal's ink (not black print), boxed by their minimum-area rectangle with a
-margin, pieces of one line joined (print across a tax ID breaks the detector's line in two),
-and ordered top line first along the seal's up direction.
+outside the rim), and the pieces as large as a line that lie outside the arcs of one that is
+(a tax ID the detector merged with both ends of the rim), on the seal's ink (not black
+print), boxed by their minimum-area rectangle with a margin, pieces of one line joined (print
+across a tax ID breaks the detector's line in two), and ordered top line first along the
+seal's up direction. An arc counts down to where its own text ends (`TextArc.text_band`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ class LineParams:
     """Inner lines."""
 
     in_arc: float = 0.5  # a component this much inside the arcs is theirs, not an inner line
+    rim_share: float = 0.5  # ...and holds the arcs' text where it holds this share of it:
+    merged_length: float = 2.0  # its pieces outside them this long (of the rim's band) are lines
     min_line_area: float = 0.002  # of the crop, the smallest inner line
     line_pad: float = 0.25  # of a line's height, added around an inner line's box
     # Two boxes on one line (level with each other, of like height) at most this far apart (of
@@ -48,10 +52,12 @@ DEFAULT_LINES = LineParams()
 
 
 def _sector(region: SealRegion, arc: TextArc) -> np.ndarray:
-    """The outline (crop pixels, int32) of the band of `arc` over its span."""
+    """The outline (crop pixels, int32) of the band of `arc` over its span, down to where its
+    own text ends (`TextArc.text_band`)."""
     shares = arc.start + arc.span * np.linspace(0.0, 1.0, SECTOR_SAMPLES)
+    band = arc.text_band
     edges = []
-    for inset in (arc.band.outer, arc.band.inner):
+    for inset in (band.outer, band.inner):
         t = parameter_at(region, inset, shares)
         edges.append(
             ellipse_offset_points(region.center, region.axes, region.angle_deg, t, np.full(t.shape, inset))
@@ -139,6 +145,20 @@ def joined_lines(quads: list[np.ndarray], up: np.ndarray, params: LineParams) ->
     return quads
 
 
+def _pieces_outside(cells: np.ndarray, min_area: float, min_length: float) -> list[np.ndarray]:
+    """The connected pieces of `cells` of at least `min_area` pixels and `min_length` long."""
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(cells.astype(np.uint8), connectivity=8)
+    found = []
+    for i in range(1, count):
+        if stats[i, cv2.CC_STAT_AREA] < min_area:
+            continue
+        piece = labels == i
+        _, size, _ = cv2.minAreaRect(np.argwhere(piece).astype(np.float32))
+        if max(size) >= min_length:
+            found.append(piece)
+    return found
+
+
 def inner_quads(
     prob: np.ndarray,
     ink: np.ndarray,
@@ -160,13 +180,25 @@ def inner_quads(
     text = (prob > polar.threshold) & (inside > 0)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(text.astype(np.uint8), connectivity=8)
     quads = []
+    min_area = params.min_line_area * prob.size
+    min_length = params.merged_length * arcs[0].text_band.height
+    arc_text = int(np.count_nonzero((labels > 0) & (in_arcs > 0)))
     for i in range(1, count):
-        if stats[i, cv2.CC_STAT_AREA] < params.min_line_area * prob.size:
+        if stats[i, cv2.CC_STAT_AREA] < min_area:
             continue
         cells = labels == i
-        if in_arcs[cells].mean() >= params.in_arc or ink[cells].mean() < polar.min_ink:
+        in_arc = int(np.count_nonzero(cells & (in_arcs > 0)))
+        if in_arc < params.in_arc * stats[i, cv2.CC_STAT_AREA]:
+            lines = [cells & (in_rim == 0)]
+        elif in_arc >= params.rim_share * arc_text:
+            # The arcs' own text, merged with a line inside (a tax ID level with the rim's
+            # ends): the pieces outside the arcs as large as a line are lines. A piece mostly
+            # in an arc that is not its text is left (part of a line an arc's sector covers).
+            lines = _pieces_outside(cells & (in_arcs == 0), min_area, min_length)
+        else:
             continue
-        points = np.argwhere(cells & (in_rim == 0))[:, ::-1]
-        quads.append(_line_quad(points, up, params))
+        for line in lines:
+            if line.any() and ink[line].mean() >= polar.min_ink:
+                quads.append(_line_quad(np.argwhere(line)[:, ::-1], up, params))
     quads = joined_lines(quads, up, params)
     return tuple(sorted(quads, key=lambda quad: -float(quad.mean(axis=0) @ up)))

@@ -13,8 +13,10 @@ between them, or, where a second gap is nearly as wide, into the two arcs betwee
 longest arc, favouring the one nearer the page's top since documents are stamped roughly
 upright. The other arcs and the codes are read turned (tops inward). Known failure modes
 and their answers: a piece merging the rim with an inner line still fills the band (only
-the band's rows are read); a map with no gap at all is opened at its emptiest column; the
-detector's tight polygons clip end characters, so arcs are padded by part of a character.
+the band's rows are read, and the line is told from the rim where the rim's text ends in the
+other columns, `TextArc.text_inner`); a map with no gap at all is opened at its emptiest
+column; the detector's tight polygons clip end characters, so arcs are padded by part of a
+character.
 Inner lines are the detector's pieces inside the outline that are not mostly in an arc
 (`inner_quads`), boxed in the seal's upright frame.
 """
@@ -62,6 +64,11 @@ class LocateParams:
     page_up_weight: float = 0.3  # an arc's length counts (1 + this * cos(angle from page up))
     edge_percentile: float = 10.0  # the band's outer and inner edges, robust to stray rows
     radial_pad: float = 0.12  # of the band height, added outside and inside
+    # The rim's own text ends (`TextArc.text_inner`) where it does in the columns whose text
+    # ends near the band, where at least this share of them do (a line merged with the rim
+    # fills the others down). Tuning part, its six perturbations and seeds 3000/7000/8000/17000:
+    # with `LineParams.rim_share`, inner lines +1 to +4 and codes +0 to +6 on each, rims alike.
+    min_ended: float = 0.3
     end_reach: float = 1.0  # an arc grows over text next to its ends by at most this (band heights)...
     gap_room: float = 0.4  # ...and, padded too, by at most this share of the gap it leaves
     angular_pad: float = 0.5  # of a character (a band height), added at both ends
@@ -221,22 +228,34 @@ def up_vector(region: SealRegion, rim: TextArc) -> np.ndarray:
     return vector
 
 
-def _edges(cells: np.ndarray, run: Run, rows: Run, polar: Polar, params: LocateParams) -> tuple[float, float]:
+def _edges(
+    cells: np.ndarray, run: Run, rows: Run, polar: Polar, params: LocateParams
+) -> tuple[float, float, float]:
     """Outer and inner insets of the text `cells` in the columns of `run`, near the band `rows`:
     in each column, of the run of text that starts nearest the ring (a line below, merged
-    with it by the detector, is not part of it)."""
+    with it by the detector, is not part of it); and the inner inset where the text ends in
+    the columns where it does end within reach of the band (`min_ended`)."""
     top, bottom = rows
     slack = max(1, (bottom - top) // 2)
     low, high = max(0, top - slack), min(cells.shape[0], bottom + slack)
     window = cells[low:high][:, np.arange(*run) % cells.shape[1]]
     has = window.any(axis=0)
     if not has.any():
-        return polar.inset(top), polar.inset(bottom)
+        return polar.inset(top), polar.inset(bottom), polar.inset(bottom)
     first = window.argmax(axis=0)
     firsts = first[has] + low
-    lasts = _filled_to(window, first)[has] + low
+    ends = _filled_to(window, first)
+    # A column whose text runs on past the window shows no end: an inner line the detector
+    # merged with the rim (a tax ID level with the rim's ends) fills it down to the window's
+    # edge, and where such columns are many they carry the band's inner edge with them.
+    ended = has & (ends < window.shape[0])
+    ends_seen = ends[ended] if ended.sum() >= params.min_ended * has.sum() else ends[has]
     p = params.edge_percentile
-    return polar.inset(float(np.percentile(firsts, p))), polar.inset(float(np.percentile(lasts, 100.0 - p)))
+
+    def inner(lasts: np.ndarray) -> float:
+        return polar.inset(float(np.percentile(lasts + low, 100.0 - p)))
+
+    return polar.inset(float(np.percentile(firsts, p))), inner(ends[has]), inner(ends_seen)
 
 
 def _column_share(polar: Polar, region: SealRegion, column: float, inset: float) -> float:
@@ -257,7 +276,7 @@ def _arc(
     params: LocateParams,
 ) -> TextArc:
     """The padded arc of the text `cells` over the columns of `run`."""
-    outer, inner = _edges(cells, run, rows, polar, params)
+    outer, inner, text_inner = _edges(cells, run, rows, polar, params)
     height = max(inner - outer, polar.row_px)
     cols, middle = cells.shape[1], (outer + inner) / 2.0
     # Padded by part of a rim character (a code's digits are smaller, and its polygon as tight).
@@ -266,11 +285,14 @@ def _arc(
     # ...but never past the middle of the gap: a rim that nearly closes would take in its other end.
     extra = min(extra, _room(run, cols, params))
     band = Band(outer - params.radial_pad * height, inner + params.radial_pad * height)
+    # The band read keeps the merged columns' depth (tuning part and perturbations: rims read
+    # no better without it); what lies past where the text ends is left to the inner lines.
+    held = text_inner + params.radial_pad * max(text_inner - outer, polar.row_px)
     if run[1] - run[0] + 2.0 * extra >= cols:
-        return TextArc(band, _column_share(polar, region, run[0], middle), 1.0, turned)
+        return TextArc(band, _column_share(polar, region, run[0], middle), 1.0, turned, held)
     start = _column_share(polar, region, run[0] - extra, middle)
     stop = _column_share(polar, region, run[1] + extra, middle)
-    return TextArc(band, start, (stop - start) % 1.0, turned)
+    return TextArc(band, start, (stop - start) % 1.0, turned, held)
 
 
 def _room(run: Run, cols: int, params: LocateParams) -> float:

@@ -48,11 +48,21 @@ class TextArc:
     start: float
     span: float
     turned: bool = False
+    # Where the arc's own text ends inwards, where the detector merged what lies inside with it
+    # and the band reaches past that (`locate`); None: at the band's inner edge. Only the
+    # inner lines are told from the arc by it: the band is what is read.
+    text_inner: float | None = None
 
     @property
     def centre(self) -> float:
         """The arc's middle as a perimeter share."""
         return (self.start + self.span / 2.0) % 1.0
+
+    @property
+    def text_band(self) -> Band:
+        """The band down to where the arc's own text ends."""
+        inner = self.band.inner if self.text_inner is None else min(self.band.inner, self.text_inner)
+        return Band(self.band.outer, inner)
 
 
 @dataclass(frozen=True)
