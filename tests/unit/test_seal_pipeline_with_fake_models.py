@@ -101,7 +101,7 @@ def test_no_rim_candidates_is_no_rim() -> None:
     assert rim(FakeModels({})) is None
 
 
-def test_arcs_inner_lines_and_interiors_are_read_in_one_call_each() -> None:
+def test_arcs_inner_lines_and_interiors_are_read_in_one_call_each_and_codes_once_more() -> None:
     strips = SealStrips(
         arcs=((Strip(image(3)), Strip(image(4))),),
         lines=(image(5), image(6)),
@@ -124,7 +124,8 @@ def test_arcs_inner_lines_and_interiors_are_read_in_one_call_each() -> None:
         ("噪", pytest.approx(0.2)),
         ("合同专用章", 0.9),
     ]
-    assert sorted(models.calls) == [("first", 4), ("read_lines", 1)]
+    # The two code-like readings (both arc candidates) are read once more, stretched, in one call.
+    assert sorted(models.calls) == [("first", 2), ("first", 4), ("read_lines", 1)]
 
 
 def test_arcs_and_inner_lines_are_corrected_as_the_rim_is_with_their_confidence_kept() -> None:

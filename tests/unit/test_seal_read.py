@@ -14,6 +14,8 @@ from imgproc.seal.read import (
     dropped_windows,
     end_windows,
     filled,
+    restored_repeats,
+    stretched_image,
     surest,
     with_other_readings,
 )
@@ -245,3 +247,23 @@ def test_a_reversed_orientation_reading_alike_does_not_win() -> None:
     read the same lines with the same scores, in reverse order: the first (page-upright) stays."""
     lines = [("转账收讫", 0.97), ("嘉兴锦程物流有限公司", 0.99)]
     assert best_orientation([lines, lines[::-1]]) == lines
+
+
+@pytest.mark.parametrize(
+    ("read", "wide", "kept"),
+    [
+        ("3201119880908361X01", "32011119880908361X01", "32011119880908361X01"),  # a 1 merged
+        ("9144030019", "91440030019", "91440030019"),
+        ("3201119880908361X01", "3201119880908361X01", "3201119880908361X01"),  # the same
+        ("3201119880908361X01", "3201119880908361Y01", "3201119880908361X01"),  # another character
+        ("32011119880908361X01", "3201119880908361X01", "32011119880908361X01"),  # fewer repeats
+        ("9144030019", "91440300195", "9144030019"),  # a character added, not repeated
+    ],
+)
+def test_a_code_read_wider_only_restores_repeats_ctc_merged(read: str, wide: str, kept: str) -> None:
+    assert restored_repeats(evenly(read, 0.9), evenly(wide, 0.95)).text == kept
+
+
+def test_a_line_is_stretched_along_itself_only() -> None:
+    image = np.zeros((48, 100, 3), np.uint8)
+    assert stretched_image(image, 1.5).shape == (48, 150, 3)

@@ -36,7 +36,9 @@ from .read import (
     dropped_windows,
     end_windows,
     filled,
+    restored_repeats,
     step_px,
+    stretched_image,
     with_other_readings,
 )
 from .repair import (
@@ -166,6 +168,7 @@ async def read_lines(
     alternatives = config.read.alternatives if correct is not _as_read else 0
     found = models.recognise(config.recognisers.first, images, alternatives) if images else _nothing()
     read, *interiors = await asyncio.gather(found, *(models.read_lines(image) for image in strips.interiors))
+    read = await _with_repeats(read, images, models, config, alternatives)
     lines: list[Line] = []
     start = 0
     for arc in strips.arcs:
@@ -179,6 +182,23 @@ async def read_lines(
             best_orientation(interiors, config.read.orientation_margin) if orientations else _all(interiors)
         )
     return lines
+
+
+async def _with_repeats(
+    read: list[Decoded], images: list[np.ndarray], models: SealModels, config: SealConfig, alternatives: int
+) -> list[Decoded]:
+    """The readings, each code read again stretched along the line, taken where that only
+    restores repeated characters CTC merged (`restored_repeats`)."""
+    floor = config.repair.min_line_score
+    codes = [i for i, line in enumerate(read) if is_code((line.text, line.score), floor)]
+    if not codes:
+        return read
+    wide = [stretched_image(images[i], config.read.code_stretch) for i in codes]
+    again = await models.recognise(config.recognisers.first, wide, alternatives)
+    read = list(read)
+    for i, line in zip(codes, again, strict=True):
+        read[i] = restored_repeats(read[i], line)
+    return read
 
 
 def _corrected(line: Decoded, correct: Correct, params: RepairParams) -> Line:

@@ -26,8 +26,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from itertools import pairwise
+from itertools import groupby, pairwise
 
+import cv2
 import numpy as np
 
 from imgproc.text import Decoded
@@ -73,6 +74,9 @@ class ReadParams:
     anchored_reach: float = 1.6  # ...in pitches past the end character
     anchored_prob: float = 0.5
     orientation_margin: float = 0.05  # how much better a rect seal's other way must read
+    # A line read as a code is read again this much wider, for repeated digits CTC merged
+    # (`restored_repeats`). Real tuning codes: 1.5 and 2.0 alike restore 32011119880908361X01.
+    code_stretch: float = 1.5
     # A rim reading shorter than this share of the median of its arc's readings is scored as
     # if it had read that many, the skipped ones with no confidence (`counted_score`): print
     # read along makes some readings longer, and a reading without it must not lose for that.
@@ -358,6 +362,32 @@ def filled(line: Decoded, windows: Sequence[Window], reads: Sequence[Decoded]) -
         tuple(options) if line.alternatives else (),
         tuple(gaps) if line.insertions or any(gaps) else (),
     )
+
+
+def _runs(chars: Sequence[str]) -> list[tuple[str, int]]:
+    return [(char, len(list(run))) for char, run in groupby(chars)]
+
+
+def restored_repeats(read: Decoded, stretched: Decoded) -> Decoded:
+    """`stretched` (the same line read from its image stretched along the line) where it only
+    repeats some of `read`'s characters more often, else `read`.
+
+    A recogniser's CTC steps are a few pixels apart; digits are narrow, and where a code's
+    digits repeat (32011119...) two of them fall in one step and CTC, which merges repeated
+    characters not parted by a blank, reads one (3201119...). Read wider, each digit gets
+    more steps. That merging is the one error stretching undoes, so only that is taken.
+    """
+    mine, wide = _runs(read.chars), _runs(stretched.chars)
+    same_chars = [char for char, _ in mine] == [char for char, _ in wide]
+    if not same_chars or wide == mine:
+        return read
+    return stretched if all(more >= count for (_, count), (_, more) in zip(mine, wide, strict=True)) else read
+
+
+def stretched_image(image: np.ndarray, factor: float) -> np.ndarray:
+    """A line's image stretched along the line by `factor`."""
+    width = max(1, round(image.shape[1] * factor))
+    return cv2.resize(image, (width, image.shape[0]), interpolation=cv2.INTER_LINEAR)
 
 
 def _mean_score(lines: list[Line]) -> float:
