@@ -18,6 +18,9 @@ calls them), and these functions pick and merge what they said.
   (`anchored_windows`: a character alone at the edge of a window reads as anything). One read
   there too unsurely to be put in is left to the word list, which puts it in only where it
   completes a word with the rim's end (`filled`).
+- A code (a tax ID, a bottom-arc number) is read again from its image stretched along the line
+  and taken where that only repeats characters (`restored_repeats`): CTC merges repeated
+  digits that fall in one of its steps.
 - A rectangular seal's inside comes in two orientations; the first (nearer the page's own
   upright) is kept unless the other reads clearly better (`best_orientation`).
 """
