@@ -71,11 +71,13 @@ class SealResult:
         truth = normalize(self.truth.rim_text or "")
         return min(levenshtein(self.read, truth), len(truth)) if self.truth.rim_text else 0
 
+    def _answered(self) -> list[str]:
+        """The answer's inner lines and codes, normalised (none for a missed seal)."""
+        return [normalize(t) for t in (*self.found.inner_texts, *self.found.codes)] if self.found else []
+
     def lines_hit(self) -> tuple[int, int, int, int]:
         """(inner lines hit, inner lines, codes hit, codes) of this seal."""
-        answered = (
-            {normalize(t) for t in (*self.found.inner_texts, *self.found.codes)} if self.found else set()
-        )
+        answered = set(self._answered())
         inner = sum(normalize(t) in answered for t in self.truth.inner_texts)
         codes = sum(normalize(t) in answered for t in self.truth.codes)
         return inner, len(self.truth.inner_texts), codes, len(self.truth.codes)
@@ -83,10 +85,8 @@ class SealResult:
     def stray_lines(self) -> int:
         """Lines the seal's answer holds (inner lines and codes) that are none of its true ones:
         print or rim characters read as a line, or a line read in pieces."""
-        if self.found is None:
-            return 0
         truth = {normalize(t) for t in (*self.truth.inner_texts, *self.truth.codes)}
-        return sum(normalize(t) not in truth for t in (*self.found.inner_texts, *self.found.codes))
+        return sum(text not in truth for text in self._answered())
 
     def miss_kind(self) -> str:
         """What is wrong with a rim that does not read right: missed, unread, garbage, or which
