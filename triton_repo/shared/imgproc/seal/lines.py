@@ -83,32 +83,32 @@ def _line_quad(points: np.ndarray, up: np.ndarray, params: LineParams) -> np.nda
     return _upright_order(cv2.boxPoints(((cx, cy), (width + grow, height + grow), angle)), up)
 
 
-def _frame(quad: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+Frame = tuple[np.ndarray, np.ndarray, float]  # a box's centre, reading direction, height
+
+
+def _frame(quad: np.ndarray) -> Frame:
     """A box's centre, unit reading direction and height (corners tl, tr, br, bl)."""
     along = quad[1] - quad[0]
     axis = along / max(float(np.linalg.norm(along)), 1e-9)
     return quad.mean(axis=0), axis, float(np.linalg.norm(quad[3] - quad[0]))
 
 
-def _length(quad: np.ndarray) -> float:
-    return float(np.linalg.norm(quad[1] - quad[0]))
-
-
-def _long(quad: np.ndarray, params: LineParams) -> bool:
+def _long(quad: np.ndarray, height: float, params: LineParams) -> bool:
     """Whether a box is long enough for its lean to be its line's: a short piece's box leans
     as its blob does (the stub 9150878 of a tax ID broken by a table rule leans 11 degrees)."""
-    _, _, height = _frame(quad)
-    return _length(quad) >= params.lean_length * height
+    return float(np.linalg.norm(quad[1] - quad[0])) >= params.lean_length * height
 
 
-def _level_along(axis: np.ndarray, first: np.ndarray, second: np.ndarray, params: LineParams) -> bool:
+def _level_along(
+    axis: np.ndarray, quads: tuple[np.ndarray, np.ndarray], frames: tuple[Frame, Frame], params: LineParams
+) -> bool:
     """Whether the two boxes lie level with each other along `axis` and close along it."""
-    (centre, _, height), (other, _, other_height) = _frame(first), _frame(second)
+    (centre, _, height), (other, _, other_height) = frames
     low = min(height, other_height)
     normal = np.array([-axis[1], axis[0]])
     if abs(float((other - centre) @ normal)) > params.join_offset * low:
         return False
-    spans = [sorted(float((corner - centre) @ axis) for corner in quad) for quad in (first, second)]
+    spans = [sorted(float((corner - centre) @ axis) for corner in quad) for quad in quads]
     gap = max(spans[0][0], spans[1][0]) - min(spans[0][-1], spans[1][-1])
     return gap <= params.join_gap * low
 
@@ -117,14 +117,17 @@ def _on_one_line(first: np.ndarray, second: np.ndarray, up: np.ndarray, params: 
     """Whether two boxes are pieces of one line: of like height, long ones read the same way,
     and level and close along the seal's level (inner lines are level in its upright frame)
     or along a long piece's own direction (where the seal's up is a few degrees off)."""
-    heights = sorted(_frame(quad)[2] for quad in (first, second))
-    if heights[0] <= 0 or heights[1] > params.join_height * heights[0]:
+    quads = (first, second)
+    frames = (_frame(first), _frame(second))
+    low, high = sorted(height for _, _, height in frames)
+    if low <= 0 or high > params.join_height * low:
         return False
-    axes = [_frame(quad)[1] for quad in (first, second) if _long(quad, params)]
+    pairs = zip(quads, frames, strict=True)
+    axes = [axis for quad, (_, axis, height) in pairs if _long(quad, height, params)]
     if len(axes) == 2 and float(axes[0] @ axes[1]) < np.cos(np.deg2rad(params.join_angle_deg)):
         return False
     level = np.array([-up[1], up[0]])
-    return any(_level_along(axis, first, second, params) for axis in (level, *axes))
+    return any(_level_along(axis, quads, frames, params) for axis in (level, *axes))
 
 
 def _pair_on_one_line(quads: list[np.ndarray], up: np.ndarray, params: LineParams) -> tuple[int, int] | None:
