@@ -17,9 +17,9 @@ from evaluation.seal.generator.designs import invoice_spec, random_spec
 from evaluation.seal.generator.document import paper
 from evaluation.seal.generator.placement import Spot, stamp_seal
 from evaluation.seal.generator.render import CJK_FONTS, available_fonts
-from evaluation.seal.generator.styles import STYLES
+from evaluation.seal.generator.styles import STYLES, choose
 from evaluation.seal.generator.truth import SealTruth, seal_truth
-from evaluation.seal.generator.vocab import tax_id
+from evaluation.seal.generator.vocab import INSTITUTIONS, tax_id
 
 pytestmark = pytest.mark.skipif(not available_fonts(CJK_FONTS), reason="fonts-noto-cjk not installed")
 
@@ -53,6 +53,23 @@ def test_plain_style_is_the_most_common_and_copies_are_rare() -> None:
     assert max(share, key=share.__getitem__) == "plain"
     assert 0.4 <= share["plain"] <= 0.5
     assert 0.03 <= share["copy"] <= 0.05
+
+
+def test_the_official_style_is_drawn_only_by_name_so_that_seeds_keep_their_pages() -> None:
+    rng = np.random.default_rng(3)
+    assert all(choose(rng, int(rng.integers(1, 4))).name != "official" for _ in range(2000))
+
+
+def test_an_official_page_is_headed_in_red_and_sealed_by_its_issuer_over_the_date() -> None:
+    page = in_style("official", seed=5, n_seals=1)
+    (seal,) = page.seals
+    assert seal.shape == "round" and seal.inner_texts == () and seal.codes == ()
+    assert seal.rim_text.endswith(INSTITUTIONS)
+    x0, y0, _, _ = seal.box
+    assert x0 > page.width / 2 and y0 > page.height / 2  # the signature block, bottom right
+    header = decode_rgb(in_style("official", seed=5, n_seals=0).image_bytes)[: page.height // 4].astype(int)
+    red = (header[..., 0] - header[..., 1] > 60) & (header[..., 0] - header[..., 2] > 40)
+    assert red.mean() > 0.005  # the title and the rule
 
 
 @pytest.mark.parametrize("style", STYLE_NAMES)

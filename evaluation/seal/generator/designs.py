@@ -168,6 +168,22 @@ def random_spec(rng: np.random.Generator, shape: str | None = None) -> SealSpec:
     )
 
 
+def official_spec(rng: np.random.Generator, issuer: str, shape: str | None = None) -> SealSpec:
+    """The seal of a government body (`issuer`): its name round the rim, a star in a round
+    seal, nothing else inside (a rectangular one, where asked for, is an office stamp)."""
+    spec = random_spec(rng, shape or "round")
+    if spec.shape == "rect":
+        return spec
+    return replace(
+        spec,
+        rim_text=issuer,
+        inner_texts=(),
+        code=None,
+        star=spec.shape == "round",
+        **_rim_layout(rng, spec.axes, issuer, code=False),
+    )
+
+
 def _oval_axes(
     rng: np.random.Generator, semi_major_px: float, aspect: tuple[float, float]
 ) -> tuple[float, float]:

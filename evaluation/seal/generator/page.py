@@ -6,7 +6,9 @@ shows through, some faint, some cut by the page edge, a red letterhead sometimes
 are invoice forms in red-brown print with the printed 监制章 and the seller's 发票专用章,
 e-invoice renders with flat e-seals, phone photos (colour cast, uneven light, perspective),
 grey photocopies, pages with signatures across the seals, low-resolution scans with small
-seals, and cut-outs of one big seal. The page is then captured (`capture`) and encoded, and
+seals, and cut-outs of one big seal; official documents (红头文件: a large bold red title,
+the issuer's seal over the date) are drawn by name only (`style="official"`). The page is
+then captured (`capture`) and encoded, and
 each seal's truth follows the capture's geometry (`truth`). Everything is drawn from the
 `rng` passed in, so the same seed gives the same page; `style="plain"` draws exactly what the
 first version of this generator drew from the same `rng` (the same image bytes: nothing is
@@ -22,7 +24,7 @@ from functools import partial
 
 import numpy as np
 
-from . import crop, document, invoice
+from . import crop, document, invoice, official
 from .capture import capture, encode
 from .designs import random_spec
 from .document import Request
@@ -40,6 +42,7 @@ LAYOUTS: dict[Layout, Drawer] = {
     Layout.INVOICE: partial(invoice.draw, electronic=False),
     Layout.EINVOICE: partial(invoice.draw, electronic=True),
     Layout.CROP: crop.draw,
+    Layout.OFFICIAL: official.draw,
 }
 
 

@@ -189,10 +189,15 @@ def _draw_bottom(canvas: np.ndarray, origin: np.ndarray, spec: SealSpec) -> None
         _bottom_arc(canvas, origin, spec, spec.bottom_text, inset, text_font)
 
 
-def _star(canvas: np.ndarray, center: np.ndarray, radius: float) -> None:
+def star_points(center: np.ndarray, radius: float) -> np.ndarray:
+    """The corners of an upright five-pointed star, outer and inner in turn."""
     angles = -np.pi / 2.0 + np.arange(2 * STAR_POINTS) * np.pi / STAR_POINTS
     radii = np.where(np.arange(2 * STAR_POINTS) % 2 == 0, radius, radius * STAR_INNER_RATIO)
-    points = center + np.stack([radii * np.cos(angles), radii * np.sin(angles)], axis=1)
+    return center + np.stack([radii * np.cos(angles), radii * np.sin(angles)], axis=1)
+
+
+def _star(canvas: np.ndarray, center: np.ndarray, radius: float) -> None:
+    points = star_points(center, radius)
     cv2.fillPoly(canvas, [np.rint(points * 16).astype(np.int32)], INK, cv2.LINE_AA, shift=4)
 
 

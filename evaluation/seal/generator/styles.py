@@ -27,6 +27,7 @@ class Layout(Enum):
     INVOICE = "invoice"  # a paper VAT invoice: 监制章 in the header, seller seal at the bottom
     EINVOICE = "einvoice"  # the same form rendered, with e-seals
     CROP = "crop"  # one big seal filling the image
+    OFFICIAL = "official"  # 红头文件: a large red title and rule, the issuer's seal over the date
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,9 @@ STYLES = (
     Style("copy", 0.04, (DOC, INV), Capture.COPY),
     Style("small", 0.08, (DOC, INV), Capture.SCAN, scale=(0.4, 0.65), small=True),
     Style("crop", 0.06, (Layout.CROP,), Capture.SCAN),
+    # Drawn by name only (`--style official`), weight 0 in the mix: appended last with no
+    # weight, it leaves every seed's pages as they were, so figures stay comparable.
+    Style("official", 0.0, (Layout.OFFICIAL,), Capture.SCAN),
 )
 STYLE_NAMES = tuple(style.name for style in STYLES)
 SMALL_DIAMETER = (100.0, 140.0)  # px across a small seal in the image: a low-resolution scan

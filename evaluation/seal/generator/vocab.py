@@ -189,6 +189,16 @@ def organisation_name(rng: np.random.Generator, max_chars: int = MAX_RIM_CHARS) 
     return "上海星辰科技有限公司"
 
 
+def issuer(rng: np.random.Generator) -> str:
+    """A government body or public institution of 6 to `MAX_RIM_CHARS` characters: what heads
+    an official document and rims its seal (上海市教育局)."""
+    for _ in range(100):
+        name = _institution(rng)
+        if MIN_RIM_CHARS <= len(name) <= MAX_RIM_CHARS:
+            return name
+    return "北京市人民政府"
+
+
 def purpose(rng: np.random.Generator) -> str:
     """The inner line of a special-purpose seal, e.g. 合同专用章."""
     return _pick(rng, PURPOSES)
