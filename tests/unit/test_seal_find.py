@@ -8,6 +8,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import pytest
+from imgproc.imaging import decode_rgb
 from imgproc.seal.balance import BalanceParams, paper_colour, white_balanced
 from imgproc.seal.find import find_seals
 from imgproc.seal.fit import Fit, FitParams, ransac_ellipse, snapped
@@ -17,7 +18,11 @@ from imgproc.seal.page_ink import print_fringes
 from imgproc.seal.paper import paper_mask
 from imgproc.seal.params import DEFAULT_FIND
 from imgproc.seal.rules import rule_pixels
-from imgproc.seal.shapes import Shape, rect_outline_points
+from imgproc.seal.shapes import SealRegion, Shape, rect_outline_points
+from imgproc.seal.textline import in_text_line
+
+from evaluation.seal.generator import generate_page
+from evaluation.seal.generator.render import CJK_FONTS, available_fonts
 
 RED = (220, 30, 40)  # RGB
 BROWN = (190, 80, 60)  # invoice print
@@ -300,3 +305,48 @@ def test_rect_outline_points_for_several_insets_at_once_match_one_at_a_time() ->
     for index, inset in enumerate((0.0, 3.0, 6.0)):
         alone = rect_outline_points((100, 80), (60, 25), 15.0, 40, inset)
         assert together[index] == pytest.approx(alone)
+
+
+def official_page(seed: int, n_seals: int) -> np.ndarray:
+    """A generated official document (红头文件): a bold red title, and its issuer's seal."""
+    return decode_rgb(generate_page(np.random.default_rng(seed), n_seals, style="official").image_bytes)
+
+
+@pytest.mark.skipif(not available_fonts(CJK_FONTS), reason="fonts-noto-cjk not installed")
+@pytest.mark.parametrize("seed", [0, 4])
+def test_a_letter_of_a_red_title_is_no_seal(seed: int) -> None:
+    rgb = official_page(seed, n_seals=0)
+    # Closed bold characters (区, 国) pass every check of a seal's outline: only their
+    # neighbours in the line tell them apart.
+    assert find_seals(rgb, params=replace(DEFAULT_FIND, text_lines=False))
+    assert find_seals(rgb) == []
+
+
+@pytest.mark.skipif(not available_fonts(CJK_FONTS), reason="fonts-noto-cjk not installed")
+def test_the_issuers_seal_under_a_red_title_is_found() -> None:
+    generated = generate_page(np.random.default_rng(0), 1, style="official")
+    (truth,) = generated.seals
+    (found,) = find_seals(decode_rgb(generated.image_bytes))
+    assert abs(found.center[0] - (truth.box[0] + truth.box[2]) / 2) < 10
+    assert abs(found.center[1] - (truth.box[1] + truth.box[3]) / 2) < 10
+
+
+def test_two_seals_stamped_side_by_side_are_both_found() -> None:
+    image = page(1400, 1000)
+    stamp(image, (400, 500), (150, 150))
+    stamp(image, (810, 500), (150, 150))  # 110 px apart: each is the other's neighbour at its height
+    assert len(centres(image)) == 2
+
+
+def test_a_shape_with_inked_columns_beside_it_is_in_a_text_line_only_if_the_ink_stays_in_its_rows() -> None:
+    mask = np.zeros((400, 1000), bool)
+    region = SealRegion(Shape.RECT, (150.0, 200.0), (50.0, 50.0), 0.0, (100, 150, 200, 250), False, 1.0)
+    mask[150:250, 100:200] = True  # the shape
+    mask[160:240, 210:400] = True  # a neighbour at its height, over the window's columns
+    assert in_text_line(region, mask)
+    mask[105:125, 210:400] = True  # ...that runs on above: a table's or a frame's ink, no letter
+    assert not in_text_line(region, mask)
+    mask[105:125] = False
+    mask[160:240, 210:400] = False
+    mask[198:202, 200:1000] = True  # a rule through it: few of the window's rows
+    assert not in_text_line(region, mask)

@@ -28,6 +28,7 @@ from .paper import paper_mask
 from .params import DEFAULT_FIND, FindParams
 from .rules import rule_pixels
 from .shapes import SealRegion
+from .textline import in_text_line
 
 __all__ = ["DEFAULT_FIND", "FindParams", "find_seals", "find_seals_in_mask"]
 
@@ -134,14 +135,20 @@ def find_seals_in_mask(
     return _find_in_mask(mask, params, None if paper is None else _working_mask(paper, params)[0])
 
 
-def _find_in_mask(mask: np.ndarray, params: FindParams, sheet: np.ndarray | None) -> list[SealRegion]:
-    """`find_seals_in_mask` with the sheet already at the working size (shrunk once a page)."""
+def _find_in_mask(
+    mask: np.ndarray, params: FindParams, sheet: np.ndarray | None, text_lines: bool = False
+) -> list[SealRegion]:
+    """`find_seals_in_mask` with the sheet already at the working size (shrunk once a page);
+    with `text_lines`, shapes that are characters of a line of text are left out."""
     small, scale = _working_mask(mask, params)
     whole = _prepared(small, params)
     inks = [whole] if sheet is None else [_on_sheet(whole, sheet, params), whole]
     found: list[SealRegion] = []
     for ink in inks:
-        _add_new(found, [_rescale(r, scale, mask.shape[1], mask.shape[0]) for r in _search(ink, params)])
+        seals = [
+            r for r in _search(ink, params) if not (text_lines and in_text_line(r, small, params.text_line))
+        ]
+        _add_new(found, [_rescale(r, scale, mask.shape[1], mask.shape[0]) for r in seals])
     return sorted(found, key=_area, reverse=True)
 
 
@@ -172,7 +179,7 @@ def find_seals(
     paper = paper_mask(hsv, params.paper)
     # Every mask of the page has its shape, so the sheet is shrunk to the working size once.
     sheet = None if paper is None else _working_mask(paper, params)[0]
-    found = _find_in_mask(finding_mask(hsv, thresholds, params.fringe), params, sheet)
+    found = _find_in_mask(finding_mask(hsv, thresholds, params.fringe), params, sheet, params.text_lines)
     if params.grey_fallback and is_grey(hsv, params.grey):
         # A small seal on a black-and-white page is red but barely colours it: keep what the red
         # mask found, and add the grey seals.

@@ -16,6 +16,7 @@ from .page_ink import DEFAULT_FRINGE, FringeParams
 from .paper import DEFAULT_PAPER, PaperParams
 from .quad import DEFAULT_QUAD, QuadParams
 from .rules import DEFAULT_RULES, RuleParams
+from .textline import DEFAULT_TEXT_LINE, TextLineParams
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,10 @@ class FindParams:
     # On a page without colour (a photocopy) seals are sought in its toner (see `grey`).
     grey_fallback: bool = True
     grey: GreyParams = DEFAULT_GREY
+    # A red shape with a neighbouring character at its height is a letter of a red title, not a
+    # seal (see `textline`); red ink only (on a grey page, print beside a seal is no title).
+    text_lines: bool = True
+    text_line: TextLineParams = DEFAULT_TEXT_LINE
 
 
 DEFAULT_FIND = FindParams()
