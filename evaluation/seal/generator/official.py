@@ -3,8 +3,8 @@ under the document number, black body text, and the body's seal stamped over the
 bottom right, as the rules for official documents have it (the seal covers the date; GB/T
 9704-2012).
 
-The red title is the red ink that is not a seal most common on real uploads: characters of
-50-110 px, bold, some closed (回, 国, 口) as a seal's ring is, often with a red star on the
+The red title is red ink that is not a seal, common on uploaded letters: characters of
+50-105 px, bold, some closed (回, 国, 口) as a seal's ring is, often with a red star on the
 rule. Pages of this layout without a seal measure false seals on it; with one, the seal's rim
 is crossed by the black print of the signature block, as on real letters.
 """
@@ -25,7 +25,7 @@ A4_ASPECT = 297.0 / 210.0
 PAGE_WIDTH_RANGE = (1000, 1500)
 BOLD_FONTS: tuple[FontRef, ...] = (CJK_FONTS[0], CJK_FONTS[3], CJK_FONTS[4])  # serif, sans, zenhei
 TITLE_SUFFIXES = ("文件", "文件", "", "办公室文件")
-TITLE_SIZE = (0.04, 0.085)  # in page widths: 50-110 px on a 1240 px sheet
+TITLE_SIZE = (0.04, 0.085)  # in page widths: 50-105 px on a 1240 px sheet
 TITLE_WIDTH = 0.88  # at most this share of the page width: a longer title is set smaller
 TITLE_TOP = (0.06, 0.12)  # in page heights
 NUMBER_SIZE = 0.02  # the document number (京教发〔2024〕12号), in page widths
@@ -85,7 +85,8 @@ def _header(rng: np.random.Generator, canvas: Image.Image, issuer: str) -> float
     draw, width, height = ImageDraw.Draw(canvas), canvas.width, canvas.height
     red = tuple(int(v) for v in ink_colour(rng))
     title = issuer + TITLE_SUFFIXES[int(rng.integers(len(TITLE_SUFFIXES)))]
-    font = available_fonts(BOLD_FONTS)[int(rng.integers(len(available_fonts(BOLD_FONTS))))]
+    fonts = available_fonts(BOLD_FONTS)
+    font = fonts[int(rng.integers(len(fonts)))]
     size = _title_size(draw, width, title, font, int(width * rng.uniform(*TITLE_SIZE)))
     y = _centred(draw, width, height * rng.uniform(*TITLE_TOP), title, font, size, red)
     number = f"{issuer[:2]}发〔{int(rng.integers(2015, 2026))}〕{int(rng.integers(1, 99))}号"

@@ -131,8 +131,10 @@ def find_seals_in_mask(
     `paper`: the sheet a photo shows, of the mask's shape (None: the whole image). Seals are
     sought on it first (ink off it is the desk's, and a ring is seen only on it), then on the
     whole image: a misjudged sheet (a certificate's coloured frame taken for the desk) loses
-    none. The mask is shrunk and its rules found once for both."""
-    return _find_in_mask(mask, params, None if paper is None else _working_mask(paper, params)[0])
+    none. The mask is shrunk and its rules found once for both. Letters of a line of red
+    text are left out (`params.text_lines`)."""
+    sheet = None if paper is None else _working_mask(paper, params)[0]
+    return _find_in_mask(mask, params, sheet, params.text_lines)
 
 
 def _find_in_mask(
