@@ -12,7 +12,7 @@ is crossed by the black print of the signature block, as on real letters.
 from __future__ import annotations
 
 import numpy as np
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from . import vocab
 from .designs import official_spec, random_spec
@@ -103,10 +103,15 @@ def _header(rng: np.random.Generator, canvas: Image.Image, issuer: str) -> float
     return y
 
 
+def _body_face(rng: np.random.Generator, width: int) -> tuple[ImageFont.FreeTypeFont, int]:
+    """A serif face and size for black print on a page `width` wide."""
+    size = max(8, int(width * rng.uniform(*BODY_SIZE)))
+    return truetype(CJK_FONTS[int(rng.integers(2))], size), size
+
+
 def _body(rng: np.random.Generator, canvas: Image.Image, top: float) -> None:
     draw, width = ImageDraw.Draw(canvas), canvas.width
-    size = max(8, int(width * rng.uniform(*BODY_SIZE)))
-    face = truetype(CJK_FONTS[int(rng.integers(2))], size)
+    face, size = _body_face(rng, width)
     y = top + 2 * size
     for line in BODY_LINES:
         if y > BODY_BOTTOM * canvas.height:
@@ -118,8 +123,7 @@ def _body(rng: np.random.Generator, canvas: Image.Image, top: float) -> None:
 def _signature(rng: np.random.Generator, canvas: Image.Image, issuer: str) -> tuple[float, float]:
     """The issuer's name and the date, right-aligned near the bottom; returns the date's centre."""
     draw, width = ImageDraw.Draw(canvas), canvas.width
-    size = max(8, int(width * rng.uniform(*BODY_SIZE)))
-    face = truetype(CJK_FONTS[int(rng.integers(2))], size)
+    face, size = _body_face(rng, width)
     date = f"{int(rng.integers(2015, 2026))}年{int(rng.integers(1, 13))}月{int(rng.integers(1, 29))}日"
     right, y = (1.0 - SIGNATURE_RIGHT) * width, canvas.height * rng.uniform(*SIGNATURE_TOP)
     for text, top in ((issuer, y), (date, y + 2 * size)):

@@ -133,22 +133,20 @@ def find_seals_in_mask(
     whole image: a misjudged sheet (a certificate's coloured frame taken for the desk) loses
     none. The mask is shrunk and its rules found once for both. Letters of a line of red
     text are left out (`params.text_lines`)."""
-    sheet = None if paper is None else _working_mask(paper, params)[0]
-    return _find_in_mask(mask, params, sheet, params.text_lines)
+    return _find_in_mask(mask, params, None if paper is None else _working_mask(paper, params)[0])
 
 
-def _find_in_mask(
-    mask: np.ndarray, params: FindParams, sheet: np.ndarray | None, text_lines: bool = False
-) -> list[SealRegion]:
-    """`find_seals_in_mask` with the sheet already at the working size (shrunk once a page);
-    with `text_lines`, shapes that are characters of a line of text are left out."""
+def _find_in_mask(mask: np.ndarray, params: FindParams, sheet: np.ndarray | None) -> list[SealRegion]:
+    """`find_seals_in_mask` with the sheet already at the working size (shrunk once a page)."""
     small, scale = _working_mask(mask, params)
     whole = _prepared(small, params)
     inks = [whole] if sheet is None else [_on_sheet(whole, sheet, params), whole]
     found: list[SealRegion] = []
     for ink in inks:
         seals = [
-            r for r in _search(ink, params) if not (text_lines and in_text_line(r, small, params.text_line))
+            r
+            for r in _search(ink, params)
+            if not (params.text_lines and in_text_line(r, small, params.text_line))
         ]
         _add_new(found, [_rescale(r, scale, mask.shape[1], mask.shape[0]) for r in seals])
     return sorted(found, key=_area, reverse=True)
@@ -156,7 +154,7 @@ def _find_in_mask(
 
 def _grey_params(params: FindParams) -> FindParams:
     """The stricter checks for seals sought in the toner of a grey page (see `grey`): ellipses
-    only, inked almost all round, with writing inside."""
+    only, inked almost all round, with writing inside; print beside a grey seal is no red title."""
     grey = params.grey
     return replace(
         params,
@@ -167,6 +165,7 @@ def _grey_params(params: FindParams) -> FindParams:
         max_ink_fill=grey.max_fill,
         robust=grey.robust,
         snap=grey.snap,
+        text_lines=False,
     )
 
 
@@ -181,7 +180,7 @@ def find_seals(
     paper = paper_mask(hsv, params.paper)
     # Every mask of the page has its shape, so the sheet is shrunk to the working size once.
     sheet = None if paper is None else _working_mask(paper, params)[0]
-    found = _find_in_mask(finding_mask(hsv, thresholds, params.fringe), params, sheet, params.text_lines)
+    found = _find_in_mask(finding_mask(hsv, thresholds, params.fringe), params, sheet)
     if params.grey_fallback and is_grey(hsv, params.grey):
         # A small seal on a black-and-white page is red but barely colours it: keep what the red
         # mask found, and add the grey seals.
