@@ -28,6 +28,7 @@ from imgproc.seal.pipeline import find_page_seals, seal_strips
 
 from evaluation.seal.dataset import TUNING, TruthPage, box_iou, generated_pages, seals_dev_pages
 from evaluation.seal.inprocess import OnnxSealModels
+from training.seal_seq2seq.strip_file import save
 
 MIN_IOU = 0.5
 
@@ -54,14 +55,6 @@ def collect(pages: Iterable[TruthPage], models: OnnxSealModels) -> tuple[list[np
         if n % 50 == 0:
             print(f"{n} pages, {len(texts)} strips, {time.perf_counter() - started:.0f} s", flush=True)  # noqa: T201
     return images, texts
-
-
-def save(path: Path, images: list[np.ndarray], texts: list[str]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    heights = np.array([im.shape[0] for im in images], np.int32)
-    widths = np.array([im.shape[1] for im in images], np.int32)
-    flat = np.concatenate([im.reshape(-1) for im in images]) if images else np.zeros(0, np.uint8)
-    np.savez_compressed(path, pixels=flat, heights=heights, widths=widths, texts=np.array(texts))
 
 
 def main() -> None:

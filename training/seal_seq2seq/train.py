@@ -33,6 +33,7 @@ from imgproc.text.charset import load_charset  # noqa: E402
 from imgproc.text.edit import levenshtein  # noqa: E402
 from imgproc.text.seq2seq import Seq2SeqSpec, fit_strip, pixel_values  # noqa: E402
 from model import MAX_TOKENS, Seq2Seq, parameter_count  # noqa: E402
+from strip_file import load_strips  # noqa: E402
 
 DATA = PROJECT_ROOT / ".cache" / "seq2seq"
 MODELS = PROJECT_ROOT / "triton_repo" / "models"
@@ -42,18 +43,6 @@ SPEC = Seq2SeqSpec()
 SEED = 17
 BATCH = 48
 THREADS = 2
-
-
-def load_strips(path: Path) -> tuple[list[np.ndarray], list[str]]:
-    """The strips and rim texts `strips.py` saved."""
-    data = np.load(path)
-    pixels = data["pixels"]  # each access to an npz member decompresses it again
-    images, start = [], 0
-    for height, width in zip(data["heights"], data["widths"], strict=True):
-        size = int(height) * int(width) * 3
-        images.append(pixels[start : start + size].reshape(int(height), int(width), 3))
-        start += size
-    return images, [str(t) for t in data["texts"]]
 
 
 def vocabulary(texts: list[str]) -> list[str]:
