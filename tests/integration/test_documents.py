@@ -13,19 +13,11 @@ from PIL import Image
 
 from evaluation.seal.dataset import generated_pages
 from evaluation.text import levenshtein
+from tests.support.seal_pages import as_pdf
 from tests.support.text_corpus import render_page
 
 pytestmark = pytest.mark.integration
 SEAL_SEED = 20261125
-PDF_DPI = 150  # the scans' resolution as the PDF states it; Triton renders at its own dpi
-
-
-def as_pdf(images: list[Image.Image]) -> bytes:
-    """The images as the pages of one PDF, as a scanner writes them."""
-    buffer = io.BytesIO()
-    first, *rest = [image.convert("RGB") for image in images]
-    first.save(buffer, "PDF", resolution=PDF_DPI, save_all=True, append_images=rest)
-    return buffer.getvalue()
 
 
 def post(http: httpx.Client, route: str, data: bytes) -> httpx.Response:

@@ -17,7 +17,7 @@ import pytest
 
 
 class FakeTritonError:
-    INVALID_ARG, INTERNAL, UNAVAILABLE = "INVALID_ARG", "INTERNAL", "UNAVAILABLE"
+    INVALID_ARG, INTERNAL, UNAVAILABLE, CANCELLED = "INVALID_ARG", "INTERNAL", "UNAVAILABLE", "CANCELLED"
 
     def __init__(self, message: str, code: str = "INTERNAL") -> None:
         self.message, self.code = message, code
@@ -35,7 +35,9 @@ def pymodel() -> Iterator[types.ModuleType]:
     fake.InferenceResponse = FakeResponse  # type: ignore[attr-defined]
     fake.Tensor = lambda name, value: (name, value)  # type: ignore[attr-defined]
     fake.logged = []  # type: ignore[attr-defined]
-    fake.Logger = types.SimpleNamespace(log_error=fake.logged.append, log_warn=fake.logged.append)  # type: ignore[attr-defined]
+    fake.Logger = types.SimpleNamespace(  # type: ignore[attr-defined]
+        log_error=fake.logged.append, log_warn=fake.logged.append, log_info=fake.logged.append
+    )
     sys.modules["triton_python_backend_utils"] = fake
     sys.modules.pop("pymodel", None)
     try:
@@ -46,8 +48,11 @@ def pymodel() -> Iterator[types.ModuleType]:
 
 
 class FakeRequest:
-    def __init__(self, name: str) -> None:
-        self.name = name
+    def __init__(self, name: str, cancelled: bool = False) -> None:
+        self.name, self.cancelled = name, cancelled
+
+    def is_cancelled(self) -> bool:
+        return self.cancelled
 
     def request_id(self) -> str:
         return f"id-{self.name}"
@@ -97,6 +102,39 @@ def test_a_failed_call_to_another_model_is_unavailable(pymodel: types.ModuleType
     error = pymodel.ModelCallError("text_recognition", "model is not ready")
     (response,) = model_raising(pymodel, error).execute([FakeRequest("bad")])
     assert response.error.code == "UNAVAILABLE" and "text_recognition" in response.error.message
+
+
+def test_a_cancelled_request_stops_at_its_check_and_is_answered_cancelled(pymodel: types.ModuleType) -> None:
+    class Model(pymodel.AsyncPerRequestModel):  # type: ignore[name-defined,misc]
+        async def respond(self, request: FakeRequest) -> Any:
+            pymodel.check_cancelled(request)
+            return pymodel.response(OUT=request.name)
+
+    gone, waiting = FakeRequest("gone", cancelled=True), FakeRequest("waiting")
+    responses = asyncio.run(Model().execute([gone, waiting]))
+    assert responses[0].error.code == "CANCELLED" and "id-gone" in logged()[0]
+    assert responses[1].error is None
+
+
+def test_a_called_model_that_refused_its_input_is_told_from_one_that_failed(
+    pymodel: types.ModuleType,
+) -> None:
+    from imgproc.imaging import Refused
+
+    class ErrorResult:  # what BLS hands back: the message kept, the code always INTERNAL
+        def __init__(self, message: str) -> None:
+            self._error = types.SimpleNamespace(message=lambda: message, code=lambda: "INTERNAL")
+
+        def has_error(self) -> bool:
+            return True
+
+        def error(self) -> Any:
+            return self._error
+
+    for message, invalid in ((str(Refused("30 seals found")), True), ("model is not ready", False)):
+        with pytest.raises(pymodel.ModelCallError) as raised:
+            pymodel._checked(ErrorResult(message), "seal")
+        assert raised.value.invalid is invalid and raised.value.message == message
 
 
 def test_the_async_base_has_the_same_boundary(pymodel: types.ModuleType) -> None:

@@ -20,9 +20,12 @@ from typing import Any
 
 import numpy as np
 from imgproc.document import RenderParams, encoded_page, rendered_pages
+from imgproc.imaging import ImageError
 from pymodel import (
     AsyncPerRequestModel,
+    ModelCallError,
     call_model_outputs,
+    check_cancelled,
     model_config,
     parameter,
     parameters,
@@ -66,14 +69,21 @@ class DocumentModel(AsyncPerRequestModel):
         self._params = render_params(config)
         self._outputs = page_outputs(config)
 
-    async def _read(self, page: np.ndarray) -> dict[str, np.ndarray]:
+    async def _read(self, number: int, page: np.ndarray) -> dict[str, np.ndarray]:
         image = np.frombuffer(encoded_page(page), np.uint8)[None]
-        return await call_model_outputs(self._page_model, {PAGE_INPUT: image}, self._outputs)
+        try:
+            return await call_model_outputs(self._page_model, {PAGE_INPUT: image}, self._outputs)
+        except ModelCallError as exc:
+            if exc.invalid:  # the page's content is refused (too many seals): not the model down
+                raise ImageError(f"page {number}: {exc.message}") from exc
+            raise
 
     async def respond(self, request: Any) -> Any:
-        """Raises ImageError (an unreadable PDF) and ModelCallError, which `pymodel.failed`
-        answers as INVALID_ARG and UNAVAILABLE."""
+        """Raises ImageError (an unreadable PDF, or a page the page model refuses),
+        RequestCancelled and ModelCallError, which `pymodel.failed` answers as INVALID_ARG,
+        CANCELLED and UNAVAILABLE."""
         pages = list(rendered_pages(request_bytes(request)[0], self._params))
-        answers = await asyncio.gather(*(self._read(page) for page in pages))
+        check_cancelled(request)  # rendering a long PDF takes seconds: its client may be gone
+        answers = await asyncio.gather(*(self._read(number, page) for number, page in enumerate(pages, 1)))
         sizes = np.array([page.shape[:2] for page in pages], np.int32)
         return response(**stacked(answers, self._outputs), **{PAGE_SIZES: sizes})

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 import triton_python_backend_utils as pb_utils
-from imgproc.imaging import ImageError, three_channels
+from imgproc.imaging import ImageError, Refused, three_channels
 from imgproc.text import (
     Decoded,
     apply_direction,
@@ -107,14 +107,18 @@ def failed(exc: Exception, model: str, request: Any) -> Any:
     handling raised `exc`.
 
     ImageError (the upload is not a usable image) -> INVALID_ARG with its message, the
-    gateway's 422; ModelCallError (a model this one calls failed: not ready, overloaded)
-    -> UNAVAILABLE, the gateway's 503, naming that model; anything else is a bug or a
-    deployment fault -> INTERNAL with a generic message, the gateway's 502, the details
-    in Triton's log under the request's id.
+    gateway's 422; RequestCancelled (nobody waits for the answer any more) -> CANCELLED;
+    ModelCallError (a model this one calls failed: not ready, overloaded) -> UNAVAILABLE,
+    the gateway's 503, naming that model; anything else is a bug or a deployment fault ->
+    INTERNAL with a generic message, the gateway's 502, the details in Triton's log under
+    the request's id.
     """
     if isinstance(exc, ImageError):
         return _error(str(exc), pb_utils.TritonError.INVALID_ARG)
     request_id = _request_id(request)
+    if isinstance(exc, RequestCancelled):
+        pb_utils.Logger.log_info(f"{model}: request {request_id}: cancelled, work left dropped")
+        return _error(f"{model}: request cancelled", pb_utils.TritonError.CANCELLED)
     if isinstance(exc, ModelCallError):
         pb_utils.Logger.log_warn(f"{model}: request {request_id}: {exc}")
         return _error(f"{model}: {exc.model} is unavailable", pb_utils.TritonError.UNAVAILABLE)
@@ -162,11 +166,24 @@ def request_bytes(request: Any, name: str = "IMAGE") -> list[bytes]:
 
 
 class ModelCallError(RuntimeError):
-    """A model called through BLS answered with an error."""
+    """A model called through BLS answered with an error; `invalid`: it refused its input
+    (`imgproc.imaging.Refused`), it is not unavailable."""
 
-    def __init__(self, model: str, message: str) -> None:
+    def __init__(self, model: str, message: str, invalid: bool = False) -> None:
         super().__init__(f"{model}: {message}")
-        self.model = model
+        self.model, self.message, self.invalid = model, message, invalid
+
+
+class RequestCancelled(Exception):
+    """The client of a request stopped waiting for it (its deadline passed, or it hung up)."""
+
+
+def check_cancelled(request: Any) -> None:
+    """Raises RequestCancelled where Triton has marked `request` cancelled: a long request
+    (a page of many seals) then stops at its next model call instead of holding the model
+    instance, and the requests queued behind it, for an answer nobody reads."""
+    if request.is_cancelled():
+        raise RequestCancelled
 
 
 def _request(model_name: str, inputs: dict[str, np.ndarray], outputs: Sequence[str]) -> Any:
@@ -184,7 +201,8 @@ def _tensor_request(model_name: str, inputs: Sequence[Any], outputs: Sequence[st
 def _checked(result: Any, model_name: str) -> Any:
     """The response of a BLS call, or ModelCallError where it answered an error."""
     if result.has_error():  # checked right after this call, on this response
-        raise ModelCallError(model_name, result.error().message())
+        message = result.error().message()
+        raise ModelCallError(model_name, message, Refused.is_refusal(message))
     return result
 
 

@@ -25,6 +25,24 @@ class ImageError(ValueError):
     """The bytes are not an image we can decode, or the image is too large."""
 
 
+class Refused(ImageError):
+    """A usable image whose content one request will not process (more seals than are read).
+
+    Its message starts with `PREFIX`: a Python model's error reaches a model that called it
+    through BLS with its message but not its code (INTERNAL whatever it was, Triton 2.51), so
+    the caller (a PDF's document model) tells a refusal from a failure by the message alone.
+    """
+
+    PREFIX = "refused: "
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(self.PREFIX + reason)
+
+    @classmethod
+    def is_refusal(cls, message: str) -> bool:
+        return message.startswith(cls.PREFIX)
+
+
 def _open(data: bytes, max_pixels: int) -> Image.Image:
     if not data:
         raise ImageError("empty image")

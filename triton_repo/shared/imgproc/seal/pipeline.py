@@ -18,6 +18,7 @@ from typing import Protocol
 
 import numpy as np
 
+from imgproc.imaging import Refused
 from imgproc.text import Decoded
 
 from .balance import white_balanced
@@ -270,9 +271,18 @@ def find_page_seals(rgb: np.ndarray, config: SealConfig = DEFAULT_CONFIG) -> lis
     ]
 
 
+class TooManySeals(Refused):
+    """A page holds more seals than one request reads (`SealConfig.max_seals`)."""
+
+
 async def read_page(
     rgb: np.ndarray, models: SealModels, config: SealConfig = DEFAULT_CONFIG, correct: Correct = _as_read
 ) -> list[SealReading]:
-    """Every seal on an RGB page with its text; empty when there is none."""
+    """Every seal on an RGB page with its text; empty when there is none. Raises TooManySeals."""
     crops = find_page_seals(rgb, config)
+    if len(crops) > config.max_seals:
+        raise TooManySeals(
+            f"{len(crops)} seals found on one page; at most {config.max_seals} are read per page "
+            "(send the seals in parts)"
+        )
     return list(await asyncio.gather(*(read_seal(crop, models, config, correct) for crop in crops)))
