@@ -13,6 +13,7 @@ from fastapi import FastAPI
 
 from gateway.admission import AdmissionMiddleware, InFlightLimiter
 from gateway.auth import ApiKeyMiddleware, install_api_key_docs, load_keys
+from gateway.disconnect import CancelOnDisconnect
 from gateway.docs import install_offline_docs
 from gateway.errors import install_error_handlers
 from gateway.lifecycle import CloseWhileDraining, Lifecycle
@@ -72,6 +73,7 @@ def create_app(settings: Settings | None = None, lifecycle: Lifecycle | None = N
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     # Outermost last: an id on every response; refusals timed; no slot for a request without a key.
+    app.add_middleware(CancelOnDisconnect)  # innermost: what is outside sees it end as 499
     app.add_middleware(AdmissionMiddleware)
     app.add_middleware(ApiKeyMiddleware, keys=load_keys(settings.api_keys, settings.api_keys_file))
     app.add_middleware(MetricsMiddleware, metrics=metrics)

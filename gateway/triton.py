@@ -10,6 +10,9 @@ gateway's own at this boundary (`raise Ours(...) from exc`):
                                                                         will not help)
     anything else (UNAVAILABLE, NOT_FOUND, ...) -> TritonUnavailable 503
 
+A call cancelled because its client hung up (`gateway.disconnect`) is cancelled on the wire
+too, and counted with outcome `cancelled`.
+
 Only an invalid argument's message reaches the client: the python models word those
 themselves (`pymodel.failed`). Anything else Triton says may hold exception text from inside a
 model, so the client gets a fixed message and the gateway's log the rest.
@@ -17,6 +20,7 @@ model, so the client gets a fixed message and the gateway's log the rest.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Mapping, Sequence
@@ -42,6 +46,7 @@ from gateway.requestid import current_request_id
 
 logger = logging.getLogger(__name__)
 IMAGE_INPUT = "IMAGE"
+CANCELLED = "cancelled"  # the Triton-call metric's outcome for a call its client gave up on
 # Keep idle HTTP/2 connections to Triton alive through proxies and detect dead peers.
 CHANNEL_ARGS = [
     ("grpc.keepalive_time_ms", 30_000),
@@ -115,6 +120,9 @@ class TritonClient:
             error = translate(exc, self._retry_after_s)
             outcome = error.code
             raise error from exc
+        except asyncio.CancelledError:  # the client hung up (`disconnect`): so is the gRPC call
+            outcome = CANCELLED
+            raise
         finally:
             self._metrics.triton_duration.labels(model, outcome).observe(time.perf_counter() - start)
         response = result.get_response()
