@@ -48,12 +48,10 @@ def _never_cancelled() -> None:
 
 class TritonSealModels:
     """`imgproc.seal.pipeline.SealModels` over BLS calls to the other Triton models. Each call
-    first runs `check`: `for_request` gives the view of one request, whose calls stop
+    first runs `_check`: `for_request` gives the view of one request, whose calls stop
     (`RequestCancelled`) once its client has gone."""
 
-    def __init__(
-        self, args: dict[str, str], config: SealConfig, check: Callable[[], None] = _never_cancelled
-    ) -> None:
+    def __init__(self, args: dict[str, str], config: SealConfig) -> None:
         names = (config.recognisers.first, *config.recognisers.others)
         self._charsets = {
             name: recogniser_charset(args, RECOGNITION_MODELS[name])
@@ -61,7 +59,7 @@ class TritonSealModels:
             if name in RECOGNITION_MODELS
         }
         self._lines_charset = recogniser_charset(args)
-        self._check = check
+        self._check: Callable[[], None] = _never_cancelled
 
     def for_request(self, request: Any) -> TritonSealModels:
         """These models (the charsets shared, not read again) checking `request` before each call."""
