@@ -34,6 +34,7 @@ def pymodel() -> Iterator[types.ModuleType]:
     fake.TritonError = FakeTritonError  # type: ignore[attr-defined]
     fake.InferenceResponse = FakeResponse  # type: ignore[attr-defined]
     fake.Tensor = lambda name, value: (name, value)  # type: ignore[attr-defined]
+    fake.InferenceRequest = lambda **fields: fields  # type: ignore[attr-defined]
     fake.logged = []  # type: ignore[attr-defined]
     fake.Logger = types.SimpleNamespace(  # type: ignore[attr-defined]
         log_error=fake.logged.append, log_warn=fake.logged.append, log_info=fake.logged.append
@@ -114,6 +115,22 @@ def test_a_cancelled_request_stops_at_its_check_and_is_answered_cancelled(pymode
     responses = asyncio.run(Model().execute([gone, waiting]))
     assert responses[0].error.code == "CANCELLED" and "id-gone" in logged()[0]
     assert responses[1].error is None
+
+
+def test_a_bls_call_made_for_a_cancelled_request_is_never_sent(pymodel: types.ModuleType) -> None:
+    sent: list[Any] = []
+
+    class Model(pymodel.AsyncPerRequestModel):  # type: ignore[name-defined,misc]
+        async def respond(self, request: FakeRequest) -> Any:
+            async def call() -> None:  # in a task of its own, as the pipelines' calls are
+                sent.append(pymodel._request("text_recognition", {}, ["OUT"]))
+
+            await asyncio.gather(call())
+            return pymodel.response(OUT=request.name)
+
+    responses = asyncio.run(Model().execute([FakeRequest("gone", cancelled=True), FakeRequest("waiting")]))
+    assert [r.error.code if r.error else None for r in responses] == ["CANCELLED", None]
+    assert [call["model_name"] for call in sent] == ["text_recognition"]  # the waiting one's only
 
 
 def test_a_called_model_that_refused_its_input_is_told_from_one_that_failed(

@@ -25,7 +25,6 @@ from pymodel import (
     AsyncPerRequestModel,
     ModelCallError,
     call_model_outputs,
-    check_cancelled,
     model_config,
     parameter,
     parameters,
@@ -83,7 +82,6 @@ class DocumentModel(AsyncPerRequestModel):
         RequestCancelled and ModelCallError, which `pymodel.failed` answers as INVALID_ARG,
         CANCELLED and UNAVAILABLE."""
         pages = list(rendered_pages(request_bytes(request)[0], self._params))
-        check_cancelled(request)  # rendering a long PDF takes seconds: its client may be gone
         answers = await asyncio.gather(*(self._read(number, page) for number, page in enumerate(pages, 1)))
         sizes = np.array([page.shape[:2] for page in pages], np.int32)
         return response(**stacked(answers, self._outputs), **{PAGE_SIZES: sizes})

@@ -10,6 +10,7 @@ import asyncio
 import json
 import traceback
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,11 @@ PPOCR_V6 = RecognitionModel("text_recognition_v6", "fetch_name_0")
 RECOGNITION_MODELS = {model.name: model for model in (PPOCR_V4, PPOCR_V5, PPOCR_V6)}
 
 
+# The request a model is answering, set around `respond`: every BLS call made for it checks
+# first that its client still waits (`_tensor_request`), so the models need not pass it on.
+_answering: ContextVar[Any] = ContextVar("answering", default=None)
+
+
 class PerRequestModel:
     """Base of the python models: exactly one response per request, in order.
 
@@ -69,10 +75,13 @@ class PerRequestModel:
         return [self._guarded(request) for request in requests]
 
     def _guarded(self, request: Any) -> Any:
+        answering = _answering.set(request)
         try:
             return self.respond(request)
         except Exception as exc:  # noqa: BLE001 - the contract: never fail the other requests
             return failed(exc, type(self).__module__, request)
+        finally:
+            _answering.reset(answering)
 
     def respond(self, request: Any) -> Any:
         raise NotImplementedError
@@ -86,6 +95,7 @@ class AsyncPerRequestModel:
         return list(await asyncio.gather(*(self._guarded(request) for request in requests)))
 
     async def _guarded(self, request: Any) -> Any:
+        _answering.set(request)  # in this request's own task (gather): its calls' tasks inherit it
         try:
             return await self.respond(request)
         except Exception as exc:  # noqa: BLE001 - the contract: never fail the other requests
@@ -195,6 +205,11 @@ def _request(model_name: str, inputs: dict[str, np.ndarray], outputs: Sequence[s
 
 
 def _tensor_request(model_name: str, inputs: Sequence[Any], outputs: Sequence[str], **options: Any) -> Any:
+    """A BLS request, made only while the request being answered is still wanted (every BLS
+    call is built here); raises RequestCancelled."""
+    answering = _answering.get()
+    if answering is not None:
+        check_cancelled(answering)
     return pb_utils.InferenceRequest(
         model_name=model_name, requested_output_names=list(outputs), inputs=list(inputs), **options
     )

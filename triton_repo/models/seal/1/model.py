@@ -8,8 +8,7 @@ requests of a batch overlap.
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,6 @@ from pymodel import (
     RECOGNITION_MODELS,
     AsyncPerRequestModel,
     call_model_async,
-    check_cancelled,
     max_pixels,
     model_config,
     parameters,
@@ -42,14 +40,8 @@ SEAL_TEXT_INPUT = "x"
 SEAL_TEXT_OUTPUT = "fetch_name_0"
 
 
-def _never_cancelled() -> None:
-    return None
-
-
 class TritonSealModels:
-    """`imgproc.seal.pipeline.SealModels` over BLS calls to the other Triton models. Each call
-    first runs `_check`: `for_request` gives the view of one request, whose calls stop
-    (`RequestCancelled`) once its client has gone."""
+    """`imgproc.seal.pipeline.SealModels` over BLS calls to the other Triton models."""
 
     def __init__(self, args: dict[str, str], config: SealConfig) -> None:
         names = (config.recognisers.first, *config.recognisers.others)
@@ -59,26 +51,16 @@ class TritonSealModels:
             if name in RECOGNITION_MODELS
         }
         self._lines_charset = recogniser_charset(args)
-        self._check: Callable[[], None] = _never_cancelled
-
-    def for_request(self, request: Any) -> TritonSealModels:
-        """These models (the charsets shared, not read again) checking `request` before each call."""
-        view = copy.copy(self)
-        view._check = lambda: check_cancelled(request)
-        return view
 
     async def seal_text(self, tensor: np.ndarray) -> np.ndarray:
-        self._check()
         return await call_model_async(SEAL_TEXT_MODEL, {SEAL_TEXT_INPUT: tensor}, SEAL_TEXT_OUTPUT)
 
     async def recognise(self, model: str, images: Sequence[np.ndarray], alternatives: int) -> list[Decoded]:
-        self._check()
         if model not in RECOGNITION_MODELS:  # an encoder-decoder BLS model: no CTC alternatives
             return await recognise_seq2seq(images, model)
         return await recognise_chars(images, self._charsets[model], RECOGNITION_MODELS[model], alternatives)
 
     async def read_lines(self, image: np.ndarray) -> list[Line]:
-        self._check()
         return await read_lines(image, self._lines_charset)
 
 
@@ -116,5 +98,5 @@ class TritonPythonModel(AsyncPerRequestModel):
 
     async def respond(self, request: Any) -> Any:
         page = decode_rgb(request_bytes(request)[0], self._max_pixels)
-        readings = await read_page(page, self._models.for_request(request), self._config, self._correct)
+        readings = await read_page(page, self._models, self._config, self._correct)
         return response(**_tensors(readings))
