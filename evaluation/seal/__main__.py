@@ -18,7 +18,7 @@ import argparse
 import time
 from collections.abc import Iterable, Iterator
 
-from imgproc.seal.config import DEFAULT_CONFIG, with_overrides
+from imgproc.seal.config import with_overrides
 
 from evaluation.seal.dataset import (
     HELDOUT,
@@ -28,7 +28,7 @@ from evaluation.seal.dataset import (
     seals_dev_pages,
     without_seals,
 )
-from evaluation.seal.inprocess import InProcessSeal
+from evaluation.seal.inprocess import InProcessSeal, seal_model_config
 from evaluation.seal.perturb import PERTURBATIONS, perturbed_pages
 from evaluation.seal.scoring import ELLIPTIC, PageResult, score_page, summarize
 
@@ -90,11 +90,11 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="ONNX Runtime intra-op threads")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every miss")
     parser.add_argument(
-        "--set", nargs="*", default=[], help="tunables to override: name=value (as config.pbtxt)"
+        "--set", nargs="*", default=[], help="tunables to override: name=value (on top of config.pbtxt's)"
     )
     args = parser.parse_args()
     overrides = dict(item.split("=", 1) for item in args.set)
-    seal = InProcessSeal(threads=args.threads, config=with_overrides(DEFAULT_CONFIG, overrides))
+    seal = InProcessSeal(threads=args.threads, config=with_overrides(seal_model_config(), overrides))
     chosen = (p for p in seals_dev_pages(frozenset({TUNING})) if not args.only or p.name in args.only)
     tuning = list(_with_blanked(chosen))  # built once: every perturbation starts from it
     _report("seals-dev tuning", *_run(seal, tuning), args.verbose)

@@ -15,9 +15,11 @@ from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
+from google.protobuf import text_format
 from imgproc.imaging import decode_rgb, three_channels
-from imgproc.seal.config import DEFAULT_CONFIG, SealConfig
-from imgproc.seal.pipeline import SealReading, read_page
+from imgproc.seal.config import SealConfig, served_config
+from imgproc.seal.pipeline import read_page
+from imgproc.seal.records import SealReading
 from imgproc.seal.repair import Correct
 from imgproc.text import (
     Decoded,
@@ -27,6 +29,7 @@ from imgproc.text import (
 from imgproc.text.charset import load_charset
 from imgproc.text.lexicon import corrector
 from imgproc.text.lines import read_lines
+from tritonclient.grpc import model_config_pb2
 
 from evaluation.ocr import MODEL_FILE, onnx_session, run_session
 from evaluation.seal.scoring import FoundSeal
@@ -83,7 +86,18 @@ class OnnxSealModels:
         return await read_lines(image, detect, classify, recognise)
 
 
-def rim_corrector(model_repository: Path = MODEL_REPOSITORY, config: SealConfig = DEFAULT_CONFIG) -> Correct:
+def model_parameters(model_dir: Path) -> dict[str, str]:
+    """The `parameters` of a model's config.pbtxt, key to string value, as Triton reads them."""
+    config = text_format.Parse((model_dir / "config.pbtxt").read_text(), model_config_pb2.ModelConfig())
+    return {key: value.string_value for key, value in config.parameters.items()}
+
+
+def seal_model_config(model_repository: Path = MODEL_REPOSITORY) -> SealConfig:
+    """The configuration the seal model serves, from its config.pbtxt (`served_config`)."""
+    return served_config(model_parameters(model_repository / "seal"))
+
+
+def rim_corrector(model_repository: Path, config: SealConfig) -> Correct:
     """The seal model's word-list correction, from the files provisioned beside it."""
     return corrector(model_repository / "seal" / "1", config.repair.lexicon_weight)
 
@@ -96,14 +110,15 @@ def found_seal(reading: SealReading) -> FoundSeal:
 
 
 class InProcessSeal:
-    """What the seal BLS answers, computed in this process."""
+    """What the seal BLS answers, computed in this process: by default with the configuration
+    the seal model serves (its config.pbtxt)."""
 
     def __init__(
-        self, model_repository: Path = MODEL_REPOSITORY, threads: int = 1, config: SealConfig = DEFAULT_CONFIG
+        self, model_repository: Path = MODEL_REPOSITORY, threads: int = 1, config: SealConfig | None = None
     ):
+        self.config = seal_model_config(model_repository) if config is None else config
         self.models = OnnxSealModels(model_repository, threads)
-        self.correct = rim_corrector(model_repository, config)
-        self.config = config
+        self.correct = rim_corrector(model_repository, self.config)
 
     def readings(self, image: bytes) -> list[SealReading]:
         """Every seal of an encoded page with its text."""

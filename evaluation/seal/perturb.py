@@ -18,7 +18,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 from imgproc.imaging import decode_rgb
-from imgproc.seal.shapes import ellipse_extent, turn_matrix
+from imgproc.seal.geometry import ellipse_extent, turn_matrix
 
 from evaluation.seal.dataset import Box, TruthPage
 

@@ -328,7 +328,7 @@ def _approx(answer: tuple[list[str], np.ndarray]) -> tuple[list[str], list[objec
 
 # The seal model with the encoder-decoder as its only recogniser, and what it calls.
 SEAL_MODELS = ("seal", "seal_text_detection", "text_detection", "text_direction", "text_recognition")
-SEAL_OVERRIDES = {"recognisers.first": BLS, "recognisers.others": ""}
+SEAL_OVERRIDES = {"read.recognisers.first": BLS, "read.recognisers.others": ""}
 
 
 def _seal_repository(target: Path) -> Path:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from imgproc.seal.crop import beside, cut_seal
-from imgproc.seal.shapes import SealRegion, Shape
+from imgproc.seal.cut import beside, cut_seal
+from imgproc.seal.records import SealRegion, Shape
 
 
 def page() -> np.ndarray:

@@ -9,17 +9,19 @@ import cv2
 import numpy as np
 import pytest
 from imgproc.imaging import decode_rgb
-from imgproc.seal.balance import BalanceParams, paper_colour, white_balanced
-from imgproc.seal.find import find_seals
-from imgproc.seal.fit import Fit, FitParams, ransac_ellipse, snapped
-from imgproc.seal.grey import crop_toner, is_grey, toner_mask
-from imgproc.seal.ink import to_hsv
-from imgproc.seal.page_ink import print_fringes
-from imgproc.seal.paper import paper_mask
-from imgproc.seal.params import DEFAULT_FIND
-from imgproc.seal.rules import rule_pixels
-from imgproc.seal.shapes import SealRegion, Shape, rect_outline_points
-from imgproc.seal.textline import in_text_line
+from imgproc.seal.cut.ink_image import crop_toner
+from imgproc.seal.find import DEFAULT_FIND, find_seals
+from imgproc.seal.find.balance import BalanceParams, paper_colour, white_balanced
+from imgproc.seal.find.fringes import print_fringes
+from imgproc.seal.find.grey import toner_mask
+from imgproc.seal.find.paper import paper_mask
+from imgproc.seal.find.rules import rule_pixels
+from imgproc.seal.find.textline import in_text_line
+from imgproc.seal.fit import DEFAULT_FIT
+from imgproc.seal.fit.ellipse import RansacParams, ransac_ellipse, snapped
+from imgproc.seal.geometry import rect_outline_points
+from imgproc.seal.ink import is_grey, to_hsv
+from imgproc.seal.records import Outline, SealRegion, Shape
 
 from evaluation.seal.generator import generate_page
 from evaluation.seal.generator.render import CJK_FONTS, available_fonts
@@ -83,8 +85,10 @@ def test_a_seal_stamped_across_the_rules_of_an_invoice_table_is_found() -> None:
     invoice_table(image, [100, 300, 520, 700, 850], 60, 1340)
     stamp(image, (1000, 560), (150, 110))  # crosses two rules and the middle column's
     assert centres(image) == [pytest.approx((1000, 560), abs=5)]
-    no_cut = replace(DEFAULT_FIND, cut_rules=False, robust=False)
-    assert find_seals(image, params=no_cut) == []  # one blob with the table otherwise
+    no_cut = replace(DEFAULT_FIND, cut_rules=False)
+    assert (
+        find_seals(image, params=no_cut, fit=replace(DEFAULT_FIT, robust=False)) == []
+    )  # one blob with the table otherwise
 
 
 def test_a_seal_on_the_table_of_a_page_photographed_askew_is_found() -> None:
@@ -95,8 +99,10 @@ def test_a_seal_on_the_table_of_a_page_photographed_askew_is_found() -> None:
     askew = cv2.warpAffine(image, turn, (1400, 900), borderValue=WHITE)
     centre = turn @ np.array([1000, 560, 1.0])
     assert centres(askew) == [pytest.approx(tuple(centre), abs=6)]
-    level = replace(DEFAULT_FIND, rules=replace(DEFAULT_FIND.rules, turns=()), robust=False)
-    assert find_seals(askew, params=level) == []  # one blob with the turned table otherwise
+    level = replace(DEFAULT_FIND, rules=replace(DEFAULT_FIND.rules, turns=()))
+    assert (
+        find_seals(askew, params=level, fit=replace(DEFAULT_FIT, robust=False)) == []
+    )  # one blob with the turned table otherwise
 
 
 def test_rules_are_found_but_not_the_flat_side_of_a_big_ring() -> None:
@@ -278,7 +284,7 @@ def test_ransac_ellipse_follows_the_inked_ring_not_the_print_on_the_contour() ->
         [[np.cos(theta), np.sin(theta)], [-np.sin(theta), np.cos(theta)]]
     )
     points = np.vstack([ring[:120] + (250, 220), np.stack([np.linspace(400, 100, 80), np.full(80, 60)], 1)])
-    fit = ransac_ellipse(points.astype(np.float32), ink > 0, FitParams())
+    fit = ransac_ellipse(points.astype(np.float32), ink > 0, RansacParams())
     assert fit is not None
     assert fit.center == pytest.approx((250, 220), abs=4)
     assert fit.axes == pytest.approx((150, 100), abs=5)
@@ -290,14 +296,14 @@ def test_a_fit_dragged_off_a_ring_by_rules_across_it_is_moved_back_onto_the_ring
     for y in (170, 330):  # table rules running through the ring and out on both sides
         cv2.line(ink, (0, y), (599, y), 1, 3)
     cv2.putText(ink, "12 pcs", (220, 260), cv2.FONT_HERSHEY_SIMPLEX, 1.2, 1, 3)  # print inside
-    dragged = Fit(Shape.OVAL, (288.0, 258.0), (146.0, 132.0), 0.0)  # what the blob's contour gave
-    fit = snapped(dragged, ink > 0, FitParams())
+    dragged = Outline(Shape.OVAL, (288.0, 258.0), (146.0, 132.0), 0.0)  # what the blob's contour gave
+    fit = snapped(dragged, ink > 0, RansacParams())
     assert fit is not None
     assert fit.center == pytest.approx((300, 250), abs=3)
     assert fit.axes == pytest.approx((160, 150), abs=4)
-    assert snapped(dragged, np.zeros_like(ink) > 0, FitParams()) is None  # no ring, no fit
+    assert snapped(dragged, np.zeros_like(ink) > 0, RansacParams()) is None  # no ring, no fit
     for degenerate in ((0.0, 0.0), (float("nan"), 10.0), (1e9, 1e9)):
-        assert snapped(Fit(Shape.OVAL, (300.0, 250.0), degenerate, 0.0), ink > 0, FitParams()) is None
+        assert snapped(Outline(Shape.OVAL, (300.0, 250.0), degenerate, 0.0), ink > 0, RansacParams()) is None
 
 
 def test_rect_outline_points_for_several_insets_at_once_match_one_at_a_time() -> None:

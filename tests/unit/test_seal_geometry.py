@@ -9,15 +9,20 @@ import cv2
 import numpy as np
 import pytest
 from imgproc.imaging import decode_rgb
-from imgproc.seal.find import find_seals
-from imgproc.seal.ink import ink_gray, red_mask
-from imgproc.seal.inner import inner_region, rect_interior, star_bottom, up_direction
-from imgproc.seal.layout import Arc, find_gaps, rim_layout
-from imgproc.seal.locate import DEFAULT_LOCATE, bounded_rim
-from imgproc.seal.params import DEFAULT_FIND
+from imgproc.seal.cut import ink_gray_hsv
+from imgproc.seal.find import DEFAULT_FIND, find_seals
+from imgproc.seal.fit import DEFAULT_FIT
+from imgproc.seal.geometry import rotation, strip_width, unwrap_band
+from imgproc.seal.ink import red_mask, to_hsv
+from imgproc.seal.locate import DEFAULT_LOCATE
+from imgproc.seal.locate.band import estimate_band
+from imgproc.seal.locate.classical import nearest_upright, up_direction
+from imgproc.seal.locate.layout import find_gaps, rim_layout
+from imgproc.seal.locate.rim import bounded_rim
 from imgproc.seal.pipeline import find_page_seals
-from imgproc.seal.shapes import SealRegion, Shape, rotation
-from imgproc.seal.unwrap import Band, TextArc, estimate_band, strip_width, unwrap_band
+from imgproc.seal.records import Band, SealRegion, Shape, TextArc
+from imgproc.seal.runs import Run
+from imgproc.seal.unwrap.interior import inner_region, rect_interior, star_bottom
 from PIL import Image, ImageDraw
 
 from evaluation.seal.generator.render import CJK_FONTS, available_fonts, truetype
@@ -102,7 +107,14 @@ def test_a_seal_with_a_broken_ring_is_found_by_the_wide_pass() -> None:
     assert [s.shape for s in seals] == ["round"]
     assert seals[0].center == pytest.approx((300, 300), abs=4)
     # The first pass alone, without the robust ellipse through the dashes, finds nothing.
-    assert find_seals(image, params=replace(DEFAULT_FIND, wide_min_widths=np.inf, robust=False)) == []
+    assert (
+        find_seals(
+            image,
+            params=replace(DEFAULT_FIND, wide_min_widths=np.inf),
+            fit=replace(DEFAULT_FIT, robust=False),
+        )
+        == []
+    )
 
 
 @pytest.mark.skipif(not Path(SERIF_CJK[0]).is_file(), reason="fonts-noto-cjk not installed")
@@ -114,8 +126,11 @@ def test_a_big_red_printed_character_is_not_a_seal_in_the_wide_pass() -> None:
     ImageDraw.Draw(image).text((500, 400), "伍", fill=(200, 90, 60), font=truetype(SERIF_CJK, 75))
     pixels = np.asarray(image)
     assert find_seals(pixels) == []
-    without_guards = replace(DEFAULT_FIND, wide_min_widths=0.0, min_page_share=0.0, min_size_px=0)
-    assert find_seals(pixels, params=without_guards) != []  # the guards decide
+    without_guards = replace(DEFAULT_FIND, wide_min_widths=0.0)
+    assert (
+        find_seals(pixels, params=without_guards, fit=replace(DEFAULT_FIT, min_page_share=0.0, min_size_px=0))
+        != []
+    )
 
 
 def test_several_seals_on_a_page() -> None:
@@ -143,7 +158,7 @@ def test_ink_image_keeps_red_strokes_dark_and_removes_black_print() -> None:
     image = page(200, 100)
     cv2.line(image, (20, 50), (180, 50), RED, 6)
     cv2.line(image, (100, 5), (100, 95), BLACK, 3)  # black print across the red stroke
-    gray = ink_gray(image)
+    gray = ink_gray_hsv(image, to_hsv(image))
     assert gray[50, 40] < 128  # red stroke
     assert gray[20, 100] == 255  # black print away from the ink: gone
     assert gray[50, 100] < 200  # where the print crossed the stroke: inpainted, not a white gap
@@ -192,7 +207,7 @@ def test_find_gaps_finds_a_known_gap_also_across_the_seam() -> None:
     profile = np.full(360, 0.3)
     profile[150:210] = 0.0  # the bottom gap
     profile[40:45] = 0.0  # a space between characters: too narrow
-    assert find_gaps(profile, min_width=20, level=0.02) == [Arc(150, 210)]
+    assert find_gaps(profile, min_width=20, level=0.02) == [Run(150, 210)]
     wrapped = np.roll(profile, 200)  # the gap now runs over the end of the strip
     (gap,) = find_gaps(wrapped, min_width=20, level=0.02)
     assert (gap.start, gap.length) == (350, 60)
@@ -216,7 +231,8 @@ def test_rect_interior_comes_page_upright_first_whichever_way_the_fit_points(ang
     gray = np.full((200, 300), 255, np.uint8)
     gray[60:100, 60:240] = 0  # dark top half of a 180 x 80 rectangle centred at (150, 100)
     rect = SealRegion(Shape.RECT, (150.0, 100.0), (90.0, 40.0), angle_deg, (60, 60, 240, 140), False, 1.0)
-    first, second = rect_interior(gray, rect)
+    up = rotation(nearest_upright(rect.angle_deg)) @ np.array([0.0, -1.0])
+    first, second = rect_interior(gray, rect, up)
     half = first.shape[0] // 2
     assert first[:half].mean() < 100 < first[half:].mean()
     assert np.array_equal(second, first[::-1, ::-1])
@@ -247,8 +263,11 @@ def test_a_seal_touching_a_red_letterhead_title_is_found() -> None:
     # The first pass again, and rules sought only level: adds nothing (the page is turned a
     # little, and its turned red rule cut out is another way to free the seal).
     level = replace(DEFAULT_FIND.rules, turns=())
-    without = replace(DEFAULT_FIND, tight_close=1.0, robust=False, rules=level)
-    assert not [r for r in find_seals(rgb, params=without) if box_iou(r.box, truth.box) >= MATCH_IOU]
+    without = replace(DEFAULT_FIND, tight_close=1.0, rules=level)
+    plain = replace(DEFAULT_FIT, robust=False)
+    assert not [
+        r for r in find_seals(rgb, params=without, fit=plain) if box_iou(r.box, truth.box) >= MATCH_IOU
+    ]
     assert [r.shape for r in find_seals(rgb) if box_iou(r.box, truth.box) >= MATCH_IOU] == ["round"]
 
 
@@ -266,12 +285,12 @@ def test_a_form_photographed_to_the_image_edge_is_no_seal_and_hides_none() -> No
     assert Shape.RECT not in [r.shape for r in found]
     assert all(any(box_iou(r.box, seal.box) >= MATCH_IOU for r in found) for seal in page.seals)
     assert len(page.seals) == 3
-    only_whole = replace(DEFAULT_FIND, whole_visible=1.0)  # a frame must lie wholly inside...
+    only_whole = replace(DEFAULT_FIT, whole_visible=1.0)  # a frame must lie wholly inside...
     # ...on the whole image, it is taken and hides them; on the sheet (`paper`), the edge is the
     # sheet's and the seals are found first.
-    whole_image = replace(only_whole, paper=replace(DEFAULT_FIND.paper, enabled=False))
-    assert [r.shape for r in find_seals(rgb, params=whole_image)] == [Shape.RECT]
-    assert Shape.RECT not in [r.shape for r in find_seals(rgb, params=only_whole)]
+    whole_image = replace(DEFAULT_FIND, paper=replace(DEFAULT_FIND.paper, enabled=False))
+    assert [r.shape for r in find_seals(rgb, params=whole_image, fit=only_whole)] == [Shape.RECT]
+    assert Shape.RECT not in [r.shape for r in find_seals(rgb, fit=only_whole)]
 
 
 @needs_fonts
@@ -305,7 +324,7 @@ def test_generated_seal_reads_upright_from_its_top() -> None:
     assert crop.region.center == pytest.approx(truth.center, abs=4)
     region = crop.region
     band = estimate_band(red_mask(rgb), region)
-    full = unwrap_band(ink_gray(rgb), region, band, 48)
+    full = unwrap_band(ink_gray_hsv(rgb, to_hsv(rgb)), region, band, 48)
     layout = rim_layout(full)
     up = up_direction(region, band, layout.rim.centre(layout.width))
     truth_up = rotation(truth.angle_deg) @ np.array([0.0, -1.0])

@@ -6,12 +6,12 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-from imgproc.seal.detect import level_turn, seal_det_input, text_map, upright_turn
-from imgproc.seal.lines import DEFAULT_LINES, joined_lines
+from imgproc.seal.geometry import ellipse_offset_points, parameter_at, turn_matrix
 from imgproc.seal.locate import locate
-from imgproc.seal.polar import circular_runs
-from imgproc.seal.shapes import SealRegion, Shape, ellipse_offset_points, turn_matrix
-from imgproc.seal.unwrap import parameter_at
+from imgproc.seal.locate.detect import level_turn, seal_det_input, text_map, upright_turn
+from imgproc.seal.locate.lines import DEFAULT_LINES, joined_lines
+from imgproc.seal.records import SealRegion, Shape
+from imgproc.seal.runs import Run, circular_runs
 
 SIZE = 400
 ROUND = SealRegion(Shape.ROUND, (200.0, 200.0), (160.0, 160.0), 0.0, (40, 40, 360, 360), False, 1.0)
@@ -48,8 +48,8 @@ def seal_map() -> tuple[np.ndarray, np.ndarray]:
 
 def test_circular_runs_wrap_round_the_seam() -> None:
     flags = np.array([1, 1, 0, 0, 1, 1, 1, 0, 1], bool)
-    assert circular_runs(flags) == [(4, 7), (8, 11)]
-    assert circular_runs(np.ones(5, bool)) == [(0, 5)]
+    assert circular_runs(flags) == [Run(4, 7), Run(8, 11)]
+    assert circular_runs(np.ones(5, bool)) == [Run(0, 5)]
     assert circular_runs(np.zeros(5, bool)) == []
 
 

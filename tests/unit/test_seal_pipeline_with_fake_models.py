@@ -1,5 +1,5 @@
-"""The seal pipeline's reading steps (imgproc.seal.pipeline) with FAKE models: which calls it
-makes and what it keeps, no Triton."""
+"""The seal reader's read and repair stages, as the pipeline chains them, with FAKE models:
+which calls they make and what they keep, no Triton."""
 
 from __future__ import annotations
 
@@ -9,15 +9,18 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from imgproc.seal.config import DEFAULT_CONFIG, Recognisers
-from imgproc.seal.crop import SealCrop, cut_seal
-from imgproc.seal.pipeline import read_lines, read_rim, read_strips, seal_reading
-from imgproc.seal.repair import Line
-from imgproc.seal.shapes import SealRegion, Shape
-from imgproc.seal.strips import SealStrips, Strip
+from imgproc.seal.config import DEFAULT_CONFIG
+from imgproc.seal.cut import cut_seal
+from imgproc.seal.pipeline import read_strips
+from imgproc.seal.read import Recognisers, read_rim
+from imgproc.seal.read import read_lines as read_other_lines
+from imgproc.seal.records import Line, Readings, SealCrop, SealRegion, SealStrips, Shape, Strip
+from imgproc.seal.repair import Correct, as_read, corrected_line, repair_rim, seal_reading
 from imgproc.text import Decoded
 
-CONFIG = replace(DEFAULT_CONFIG, recognisers=Recognisers("first", ("second", "third")))
+CONFIG = replace(
+    DEFAULT_CONFIG, read=replace(DEFAULT_CONFIG.read, recognisers=Recognisers("first", ("second", "third")))
+)
 REGION = SealRegion(Shape.ROUND, (50.0, 50.0), (40.0, 40.0), 0.0, (10, 10, 90, 90), False, 1.0)
 
 
@@ -58,7 +61,20 @@ class FakeModels:
 
 
 def rim(models: FakeModels, *strips: Strip) -> Decoded | None:
-    return asyncio.run(read_rim(strips, models, CONFIG, lambda line: line))
+    """The rim read, then repaired, as the pipeline does."""
+    read = asyncio.run(read_rim(strips, models, CONFIG.read))
+    return None if read is None else repair_rim(read, as_read, CONFIG.repair)
+
+
+def read_lines(strips: SealStrips, models: FakeModels, correct: Correct = as_read) -> list[Line]:
+    """The seal's lines read, then corrected, as the pipeline hands them to be sorted."""
+    lines, interiors = asyncio.run(read_other_lines(strips, models, CONFIG.read))
+    return [corrected_line(line, correct, CONFIG.repair) for line in lines] + interiors
+
+
+def found(lines: list[Line]) -> Readings:
+    """Readings of lines found in a seal's interior (taken as they were read)."""
+    return Readings(None, found=tuple(lines))
 
 
 def test_a_sure_rim_is_read_once_and_the_best_prior_weighted_candidate_wins() -> None:
@@ -117,7 +133,7 @@ def test_arcs_inner_lines_and_interiors_are_read_in_one_call_each_and_codes_once
         }
     }
     models = FakeModels(table, lines=[("合同专用章", 0.9)])
-    lines = asyncio.run(read_lines(strips, models, CONFIG))
+    lines = read_lines(strips, models)
     assert lines == [
         ("1234567890123", pytest.approx(0.9)),
         ("发票专用章", pytest.approx(0.95)),
@@ -135,13 +151,15 @@ def test_arcs_and_inner_lines_are_corrected_as_the_rim_is_with_their_confidence_
     def fake_correct(line: Decoded) -> Decoded:
         return decoded("黑龙江", 0.1) if line.text == "熏龙江" else line
 
-    lines = asyncio.run(read_lines(strips, models, CONFIG, fake_correct))
+    lines = read_lines(strips, models, fake_correct)
     assert lines == [("黑龙江", pytest.approx(0.8)), ("国家税务总局", pytest.approx(0.9))]
 
 
 def test_a_seal_reading_sorts_lines_into_inner_lines_and_codes() -> None:
     lines = [("1234567890123", 0.9), ("发票专用章", 0.95), ("噪", 0.2)]
-    reading = seal_reading(REGION, decoded("天津君和缘商贸有限公司", 0.97), lines, CONFIG)
+    reading = seal_reading(
+        REGION, decoded("天津君和缘商贸有限公司", 0.97), found(lines), as_read, CONFIG.repair
+    )
     assert (reading.rim_text, reading.inner, reading.codes) == (
         "天津君和缘商贸有限公司",
         [("发票专用章", 0.95)],
@@ -165,7 +183,7 @@ def test_only_an_oval_whose_rim_went_unread_is_read_whole_for_the_invoice_title(
         (("天津君和缘商贸有限公司", 0.99), [("first", 1)], "天津君和缘商贸有限公司"),
     ]:
         models = FakeModels({"first": {1: rim_read}}, lines=title)
-        reading = asyncio.run(read_strips(crop, strips, models, CONFIG, lambda line: line))
+        reading = asyncio.run(read_strips(crop, strips, models, CONFIG))
         assert (reading.rim_text, sorted(models.calls)) == (expected, calls)
 
 
@@ -177,7 +195,7 @@ def test_an_oval_whose_rim_went_unread_is_read_with_the_page_beside_it_for_the_t
     strips = SealStrips(rim=(Strip(image(1)),))
     for lines_wide, expected in [(crop.bgr.shape[1] + 1, "全国统一发票监制章"), (1000, "晋")]:
         models = FakeModels({"first": {1: ("晋", 0.99)}}, [("增值税专用发票", 0.9)], lines_wide)
-        reading = asyncio.run(read_strips(crop, strips, models, CONFIG, lambda line: line))
+        reading = asyncio.run(read_strips(crop, strips, models, CONFIG))
         calls = [("first", 1), ("read_lines", 1), ("read_lines", 1)]  # the crop, and the wider view
         assert (reading.rim_text, sorted(models.calls)) == (expected, calls)
 
@@ -185,14 +203,13 @@ def test_an_oval_whose_rim_went_unread_is_read_with_the_page_beside_it_for_the_t
 def test_a_rect_seal_reports_its_first_line_as_main_text_and_the_best_way_up() -> None:
     strips = SealStrips(interiors=(image(0), image(180)))
     models = FakeModels({}, lines=[("转账收讫", 0.97), ("嘉兴锦程物流有限公司", 0.99)])
-    lines = asyncio.run(read_lines(strips, models, CONFIG))
-    reading = seal_reading(REGION, None, lines, CONFIG)
+    reading = seal_reading(REGION, None, found(read_lines(strips, models)), as_read, CONFIG.repair)
     assert (reading.rim_text, reading.inner) == ("转账收讫", [("嘉兴锦程物流有限公司", 0.99)])
 
 
 def test_no_text_at_all_is_empty_not_an_error() -> None:
     reading = seal_reading(
-        REGION, None, asyncio.run(read_lines(SealStrips(), FakeModels({}), CONFIG)), CONFIG
+        REGION, None, found(read_lines(SealStrips(), FakeModels({}))), as_read, CONFIG.repair
     )
     assert (reading.rim_text, reading.rim_score, reading.inner, reading.codes) == ("", 0.0, [], [])
 

@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from imgproc.seal.read import (
-    anchored_windows,
+from imgproc.seal.read.choose import (
     best_in_pool,
     best_index,
     best_orientation,
     counted_score,
-    dropped_characters,
+    with_other_readings,
+)
+from imgproc.seal.read.repeats import restored_repeats, stretched_image
+from imgproc.seal.read.windows import (
+    anchored_windows,
     dropped_windows,
     end_windows,
     filled,
-    restored_repeats,
-    stretched_image,
-    surest,
-    with_other_readings,
 )
 from imgproc.text import Decoded
 
@@ -60,8 +59,8 @@ def test_a_reading_that_skipped_what_the_others_read_counts_its_skips_as_unsure(
     assert counted_score(lines[0], 10.0) == pytest.approx(0.8)  # a longer one: its own mean
 
 
-def test_surest_keeps_the_surer_reading_with_the_others_as_alternatives() -> None:
-    line = surest([options(decoded("珠海县档菜馆", 0.95)), decoded("珠海档案馆", 0.9)])
+def test_the_other_readings_become_alternatives_of_the_chosen_one() -> None:
+    line = with_other_readings(options(decoded("珠海县档菜馆", 0.95)), [decoded("珠海档案馆", 0.9)])
     assert line.text == "珠海县档菜馆"
     assert line.alternatives[4] == (("菜", 0.95), ("案", 0.9))
     assert line.alternatives[2] == (("县", 0.95),)  # nothing the second saw lines up with 县
@@ -83,15 +82,22 @@ def test_a_character_another_reading_saw_between_two_brings_its_alternatives() -
 
 
 def test_no_alternatives_are_added_when_none_were_asked_for() -> None:
-    assert surest([decoded("珠海县档菜馆", 0.95), decoded("珠海县档案馆", 0.9)]).alternatives == ()
+    assert (
+        with_other_readings(decoded("珠海县档菜馆", 0.95), [decoded("珠海县档案馆", 0.9)]).alternatives == ()
+    )
+
+
+def _dropped(line: Decoded) -> int:
+    """How many places of `line` a window is read again at (a wide blank strip, 8 px a step)."""
+    return len(dropped_windows(line, np.full((48, 2000), 255, np.uint8), 8.0))
 
 
 def test_dropped_characters_are_the_places_a_pitch_is_missing() -> None:
-    assert dropped_characters(evenly("南昌瑞祥软件有限公司", 0.99)) == 0
-    assert dropped_characters(evenly("南昌瑞祥件有限公司", 0.99, skip=(4,))) == 1
-    assert dropped_characters(evenly("南昌瑞件有限公司", 0.99, skip=(3, 6))) == 2
-    assert dropped_characters(evenly("南昌", 0.99, skip=(1,))) == 0  # too short to have a pitch
-    assert dropped_characters(decoded("南昌瑞祥件", 0.99)) == 0  # no steps known
+    assert _dropped(evenly("南昌瑞祥软件有限公司", 0.99)) == 0
+    assert _dropped(evenly("南昌瑞祥件有限公司", 0.99, skip=(4,))) == 1
+    assert _dropped(evenly("南昌瑞件有限公司", 0.99, skip=(3, 6))) == 2
+    assert _dropped(evenly("南昌", 0.99, skip=(1,))) == 0  # too short to have a pitch
+    assert _dropped(decoded("南昌瑞祥件", 0.99)) == 0  # no steps known
 
 
 def test_the_window_of_a_skipped_character_is_a_pitch_and_a_fifth_wide() -> None:

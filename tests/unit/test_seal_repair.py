@@ -5,26 +5,19 @@ from __future__ import annotations
 from functools import partial
 
 import pytest
-from imgproc.seal.codes import credit_check, org_check
-from imgproc.seal.repair import (
-    code_text,
+from imgproc.seal.codes import code_text, credit_check, is_code, org_check
+from imgproc.seal.records import Shape
+from imgproc.seal.repair import RepairParams, repair_rim, sorted_lines
+from imgproc.seal.repair.ends import (
     core_pitch,
-    fix_legal_form,
-    is_code,
-    purpose_line,
-    repair_rim,
-    shared_in_order,
-    sorted_lines,
-    standard_text,
-    started_after_legal_form,
-    supervision_rim,
     trim_code_ends,
     trim_rim_ends,
     trim_stray_ends,
     trim_unsure_ends,
     without_inner_marks,
 )
-from imgproc.seal.shapes import Shape
+from imgproc.seal.repair.names import fix_legal_form, started_after_legal_form
+from imgproc.seal.repair.standard import purpose_line, shared_in_order, standard_text, supervision_rim
 from imgproc.text import Decoded
 from imgproc.text.lexicon import Lexicon, correct
 
@@ -166,9 +159,9 @@ def test_trim_rim_ends_alternates_until_nothing_is_left_to_cut() -> None:
 
 
 def test_codes_are_split_from_inner_lines() -> None:
-    assert is_code(("91310115MA1K4AB12C", 0.9))
-    assert not is_code(("合同专用章", 0.99))
-    assert not is_code(("91310115MA1K4AB12C", 0.2))
+    assert is_code(("91310115MA1K4AB12C", 0.9), 0.5)
+    assert not is_code(("合同专用章", 0.99), 0.5)
+    assert not is_code(("91310115MA1K4AB12C", 0.2), 0.5)
 
 
 def test_repair_rim_corrects_after_trimming_its_ends() -> None:
@@ -208,6 +201,13 @@ def test_standard_lines_keep_an_exact_shorter_standard() -> None:
 def test_sorted_lines_split_codes_from_inner_lines_and_drop_unsure_ones() -> None:
     lines = [("发票专用章", 0.95), ("91120000 MA05X", 0.9), ("噪", 0.1), ("  ", 0.9)]
     assert sorted_lines(lines) == ([("发票专用章", 0.95)], ["91120000MA05X"])
+
+
+def test_a_code_is_a_code_only_at_the_configured_floor() -> None:
+    """With the floor lowered, a tax ID read at 0.4 is kept once, as a code, not also as an
+    inner line (the inner lines' test once used the default floor)."""
+    low = RepairParams(min_line_score=0.3)
+    assert sorted_lines([("91120000MA05X", 0.4)], low) == ([], ["91120000MA05X"])
 
 
 def test_shared_in_order_is_the_longest_common_subsequence() -> None:
@@ -302,7 +302,7 @@ def test_purpose_line_restores_a_misread_purpose(read: str, purpose: str) -> Non
 )
 def test_a_code_loses_spaces_and_the_marks_at_its_ends(line: str, code: str) -> None:
     assert code_text(line) == code
-    assert is_code((line, 0.9))
+    assert is_code((line, 0.9), 0.5)
 
 
 def test_a_code_that_passes_its_checks_keeps_a_character_set_off_at_its_end() -> None:

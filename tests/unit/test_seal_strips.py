@@ -6,11 +6,10 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from imgproc.seal.crop import SealCrop
-from imgproc.seal.locate import SealText
-from imgproc.seal.shapes import SealRegion, Shape
-from imgproc.seal.strips import DEFAULT_STRIP, extended, rim_strips
-from imgproc.seal.unwrap import Band, TextArc, arc_length
+from imgproc.seal.geometry import arc_length
+from imgproc.seal.records import Band, SealCrop, SealRegion, SealText, Shape, TextArc
+from imgproc.seal.unwrap import DEFAULT_UNWRAP
+from imgproc.seal.unwrap.strips import extended, rim_strips
 
 REGION = SealRegion(Shape.OVAL, (60.0, 60.0), (50.0, 35.0), 0.0, (10, 25, 110, 95), False, 1.0)
 
@@ -36,16 +35,16 @@ def test_a_rim_facing_down_the_page_is_read_turned_as_well() -> None:
 def test_a_rim_is_unwrapped_again_past_its_ends_as_far_at_each_end() -> None:
     """For the reader to look past the end characters (`read.anchored_windows`)."""
     arc = TextArc(Band(3.0, 12.0), 0.6, 0.5)
-    more = DEFAULT_STRIP.beyond * 9.0 / arc_length(REGION, 7.5)
+    more = DEFAULT_UNWRAP.beyond * 9.0 / arc_length(REGION, 7.5)
     longer = extended(crop(), arc)
     assert (longer.start, longer.span) == pytest.approx((0.6 - more, 0.5 + 2.0 * more))
     for strip in rim_strips(crop(), SealText(arc, (), (), np.array([0.0, -1.0]))):
         image, offset = strip.past_ends()
         assert image.shape[0] == strip.image.shape[0] and image.ndim == strip.image.ndim
         # The strip less its white frame at each end (`strips.framed`), at the strip's scale.
-        height = DEFAULT_STRIP.height
-        frame = 2 * round(DEFAULT_STRIP.blank * height)
-        scale = DEFAULT_STRIP.squeeze * height / (height + 2 * round(DEFAULT_STRIP.blank_rows * height))
+        height = DEFAULT_UNWRAP.height
+        frame = 2 * round(DEFAULT_UNWRAP.blank * height)
+        scale = DEFAULT_UNWRAP.squeeze * height / (height + 2 * round(DEFAULT_UNWRAP.blank_rows * height))
         assert offset == pytest.approx(more / arc.span * (strip.image.shape[1] - frame * scale), abs=1.0)
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-from imgproc.seal.shapes import ellipse_extent, rect_extent
+from imgproc.seal.geometry import ellipse_extent, rect_extent
 
 from .render import SealSpec, render_seal
 from .texture import Finish, apply_ink, finished, ink_colour

@@ -18,6 +18,7 @@ from PIL import Image, ImageOps
 Image.MAX_IMAGE_PIXELS = None
 
 DEFAULT_MAX_PIXELS = 50_000_000
+WHITE = 255  # paper, and the fill of whatever lies off an image: the brightest 8-bit level
 SUPPORTED_FORMATS = frozenset({"JPEG", "PNG", "WEBP", "BMP", "TIFF", "GIF"})
 
 

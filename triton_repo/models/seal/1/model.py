@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 from imgproc.imaging import decode_rgb
-from imgproc.seal.config import DEFAULT_CONFIG, SealConfig, with_overrides
-from imgproc.seal.pipeline import SealReading, read_page
-from imgproc.seal.repair import Line
+from imgproc.seal.config import SealConfig, served_config
+from imgproc.seal.pipeline import read_page
+from imgproc.seal.records import Line, SealReading
 from imgproc.text import Decoded
 from imgproc.text.lexicon import corrector
 from pymodel import (
@@ -44,7 +44,7 @@ class TritonSealModels:
     """`imgproc.seal.pipeline.SealModels` over BLS calls to the other Triton models."""
 
     def __init__(self, args: dict[str, str], config: SealConfig) -> None:
-        names = (config.recognisers.first, *config.recognisers.others)
+        names = (config.read.recognisers.first, *config.read.recognisers.others)
         self._charsets = {
             name: recogniser_charset(args, RECOGNITION_MODELS[name])
             for name in names
@@ -65,9 +65,8 @@ class TritonSealModels:
 
 
 def seal_config(args: dict[str, str]) -> SealConfig:
-    """The default configuration with config.pbtxt's dotted-name parameters applied."""
-    overrides = {key: value for key, value in parameters(model_config(args)).items() if "." in key}
-    return with_overrides(DEFAULT_CONFIG, overrides)
+    """The default configuration with config.pbtxt's tunables applied (`served_config`)."""
+    return served_config(parameters(model_config(args)))
 
 
 def _tensors(readings: list[SealReading]) -> dict[str, np.ndarray]:

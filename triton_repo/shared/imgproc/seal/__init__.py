@@ -1,31 +1,43 @@
-"""Chinese red-seal recognition for the seal BLS: the stages, pure, with the models behind an
-interface.
+"""Chinese red-seal recognition for the seal BLS: a page in, every seal's text out.
 
-The modules follow the data (`pipeline.read_page` chains them):
+The stages, each a package that reads one record and writes the next (`records`):
 
-- find: `ink` (the red-ink mask and the ink image without other print), `balance` (white
-  balance), `rules` (long printed rules), `find`, `checks` and `fit` (seal regions and their
-  outline, thresholds in `params`), on `shapes` (the region record, outline sampling);
-- cut: `crop` (one seal's crop, ink image and ink mask);
-- locate: `detect` (the learned seal text detector's tensors) and `locate` (the rim, the arcs
-  in its gap and the inner lines, read from its map); `classical` (the fallback: `unwrap`'s
-  band, `layout`'s gaps, `inner`'s interior), and rectangular seals;
-- unwrap: `unwrap` (elliptic unwrapping) and `strips` (what the recognisers read);
-- read: `read` (choosing among readings);
-- repair: `repair` (ends, word list, legal forms, standard texts).
+    page (RGB)
+      │ find     balance the paper, mask red ink (or a photocopy's toner), close it into blobs
+      ▼
+    blobs ──fit──▶ SealRegion       an ellipse or rectangle, judged a seal by its ink
+      │ cut                         the crop, its ink image and ink mask
+      ▼
+    SealCrop ──locate──▶ Located    where the text is: the learned detector's map read in the
+      │                             seal's polar frame (rim, other arcs, inner lines), else
+      │                             the ink's radial and angular profiles (classical)
+      │ unwrap                      strips unwrapped along the arcs, inner lines cut upright
+      ▼
+    SealStrips ──read──▶ Readings   recognisers read; the best candidate wins; skipped
+      │                             characters read again; codes read again stretched
+      │ repair                      ends trimmed, words from the word list, legal forms and
+      ▼                             standard texts restored, codes checked
+    SealReading
 
-`config.SealConfig` gathers every tunable; the seal model's config.pbtxt may override them.
+`pipeline.read_page` chains them with the models behind `pipeline.SealModels`. Below the
+stages lie what they all speak: `records`, `geometry` (outlines, offset curves, unwrapping),
+`runs` (columns round a band), `ink` (red ink and grey images) and `codes` (tax IDs and their
+check characters). `config.SealConfig` holds every tunable, one class per stage.
 """
 
+from .config import DEFAULT_CONFIG, SealConfig
 from .find import find_seals, find_seals_in_mask
-from .pipeline import SealModels, SealReading, read_page
-from .shapes import SealRegion, Shape
+from .pipeline import SealModels, TooManySeals, read_page
+from .records import SealReading, SealRegion, Shape
 
 __all__ = [
+    "DEFAULT_CONFIG",
+    "SealConfig",
     "SealModels",
     "SealReading",
     "SealRegion",
     "Shape",
+    "TooManySeals",
     "find_seals",
     "find_seals_in_mask",
     "read_page",

@@ -20,10 +20,13 @@ code along a seal's bottom), since nothing tells it is wrong.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Sequence
 
 from imgproc.text import Decoded
 from imgproc.text.recognition import Alternative
+
+from .records import Line
 
 CREDIT_ALPHABET = "0123456789ABCDEFGHJKLMNPQRTUWXY"  # GB 32100-2015: no I, O, S, V or Z
 CREDIT_LENGTH, OLD_TAX_ID_LENGTH, ORG_LENGTH, REGION_LENGTH = 18, 15, 9, 6
@@ -34,6 +37,15 @@ ORG_CHARS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 DIGIT_LOOKS = str.maketrans("OIZS", "0125")
 
 Change = tuple[int, str, float]  # position, character put there, its probability
+CODE_PATTERN = re.compile(
+    r"[0-9A-Z]{8,}"
+)  # a tax ID or a bottom-arc seal code: 8 digits or capitals at least
+CODE_EDGE_MARKS = (
+    "~-_.,:;'\"`“”‘’·、，。：；～"  # what is cut from a code's ends (a ring's edge, a stray dot)
+)
+# A piece this short set off by a space at a code's end is not the code's: the foot of the
+# rim's last character beside a bottom-arc code (4101021694809 Y); a code's own groups are longer.
+CODE_STRAY_CHARS = 2
 
 
 def org_check(body: str) -> str:
@@ -127,3 +139,25 @@ def code_options(line: Decoded, code: str) -> tuple[tuple[Alternative, ...], ...
     if start < 0:
         return None
     return tuple(options for _, options in kept[start : start + len(code)])
+
+
+def code_text(text: str) -> str:
+    """A line as a code would read: no spaces, no marks at its ends (a ring's edge or a stray
+    dot read as ~, " or . beside the digits), and no piece of at most `CODE_STRAY_CHARS` set
+    off by a space at either end where the rest reads as a code and the whole passes no
+    check (the foot of the rim's last character beside a bottom-arc code: 4101021694809 Y)."""
+    pieces = [piece for piece in text.split() if piece.strip(CODE_EDGE_MARKS)]
+    whole = "".join(pieces).strip(CODE_EDGE_MARKS)
+    if len(pieces) < 2 or passes_checks(whole):
+        return whole
+    for rest, end in ((pieces[:-1], pieces[-1]), (pieces[1:], pieces[0])):
+        core = "".join(rest).strip(CODE_EDGE_MARKS)
+        if len(end.strip(CODE_EDGE_MARKS)) <= CODE_STRAY_CHARS and CODE_PATTERN.fullmatch(core):
+            return core
+    return whole
+
+
+def is_code(line: Line, min_score: float) -> bool:
+    """A number line such as a tax ID or a bottom-arc seal code, read at least `min_score` surely."""
+    text, score = line
+    return score >= min_score and CODE_PATTERN.fullmatch(code_text(text)) is not None

@@ -1,62 +1,53 @@
-"""Every tunable of the seal pipeline, in one place, each documented where it is declared.
+"""Every tunable of the seal reader, in one tree: one parameter class per stage, in the order
+the data flows, each field with its reason beside it (`python -m imgproc.seal.tunables`
+writes them all into docs/seal/tunables.md).
 
-`SealConfig` gathers the stages' parameter classes in the order the data flows: finding
-(`ink`, `find`), cutting (`crop_margin`), the learned detector (`det`) and reading its map
-(`locate`), the classical fallback (`classical`), strips (`strip`), reading (`read`,
-`recognisers`) and repairing (`repair`). The seal model's config.pbtxt may override any
-field by a dotted name (`parameters { key: "locate.angular_pad" value: { string_value:
-"0.6" } }`), which `with_overrides` applies, so a deployment can be tuned without code.
+`SealConfig` nests the stages' classes: `ink` (what seal ink is: find and cut both read it),
+`find`, `fit`, `cut`, `locate`, `unwrap`, `read`, `repair`. The seal model's config.pbtxt may
+override any field by its dotted name (`parameters { key: "locate.angular_pad" value: {
+string_value: "0.6" } }`, `max_seals` at the top), which `served_config` applies; the
+evaluation harness builds its configuration the same way from the same file, so it measures
+what is served.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, is_dataclass, replace
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, fields, is_dataclass, replace
 from typing import Any
 
-from .classical import DEFAULT_CLASSICAL, ClassicalParams
-from .crop import CROP_MARGIN
-from .detect import DEFAULT_DET, DetParams
-from .ink import DEFAULT_INK, RedInkThresholds
+from .cut import DEFAULT_CUT, CutParams
+from .find import DEFAULT_FIND, FindParams
+from .fit import DEFAULT_FIT, FitParams
+from .ink import DEFAULT_INK, InkParams
 from .locate import DEFAULT_LOCATE, LocateParams
-from .params import DEFAULT_FIND, FindParams
 from .read import DEFAULT_READ, ReadParams
 from .repair import DEFAULT_REPAIR, RepairParams
-from .strips import DEFAULT_STRIP, StripParams
-
-
-@dataclass(frozen=True)
-class Recognisers:
-    """Triton models that read strips: `first` reads everything; the others re-read an unsure
-    rim (`ReadParams.sure`), and the surest reading is kept. Names of Triton models: the CTC
-    recognisers (`pymodel.RECOGNITION_MODELS`) or an encoder-decoder BLS model
-    (`seq2seq_recognition`, off by default: see its model card for what it adds)."""
-
-    first: str = "text_recognition_v6"
-    others: tuple[str, ...] = ("text_recognition", "text_recognition_v5")
+from .unwrap import DEFAULT_UNWRAP, UnwrapParams
 
 
 @dataclass(frozen=True)
 class SealConfig:
-    """Every tunable of the seal pipeline (see the module docstring)."""
+    """Every tunable of the seal reader (see the module docstring)."""
 
-    ink: RedInkThresholds = DEFAULT_INK
-    find: FindParams = DEFAULT_FIND
-    crop_margin: float = CROP_MARGIN
-    det: DetParams = DEFAULT_DET
-    locate: LocateParams = DEFAULT_LOCATE
-    classical: ClassicalParams = DEFAULT_CLASSICAL
-    strip: StripParams = DEFAULT_STRIP
-    read: ReadParams = DEFAULT_READ
-    recognisers: Recognisers = field(default_factory=Recognisers)
-    repair: RepairParams = DEFAULT_REPAIR
     # A page with more seals than this is refused before any is read (`pipeline.TooManySeals`,
     # the gateway's 422). Reading takes about 0.55 s a seal on two cores (a page of 36 took
     # 20 s), so 24 stay well inside the gateway's 30 s deadline, and a page of a hundred
     # seals is told so in a second or two instead of holding the model for a minute.
     max_seals: int = 24
+    ink: InkParams = DEFAULT_INK  # what red ink is, and a grey image (see `ink`)
+    find: FindParams = DEFAULT_FIND  # page -> blobs (see `find`)
+    fit: FitParams = DEFAULT_FIT  # blob -> seal outline (see `fit`)
+    cut: CutParams = DEFAULT_CUT  # seal -> its crop and ink image (see `cut`)
+    locate: LocateParams = DEFAULT_LOCATE  # crop -> where its text is (see `locate`)
+    unwrap: UnwrapParams = DEFAULT_UNWRAP  # where the text is -> strips (see `unwrap`)
+    read: ReadParams = DEFAULT_READ  # strips -> readings (see `read`)
+    repair: RepairParams = DEFAULT_REPAIR  # readings -> the seal's text (see `repair`)
 
 
 DEFAULT_CONFIG = SealConfig()
+# The seal model's own config.pbtxt parameters, which are not the reader's tunables.
+MODEL_PARAMETERS = frozenset({"max_pixels"})
 
 
 def _parsed(current: Any, text: str) -> Any:
@@ -87,7 +78,7 @@ def _with(node: Any, path: list[str], text: str) -> Any:
     return replace(node, **{path[0]: _with(current, path[1:], text)})
 
 
-def with_overrides(config: SealConfig, overrides: dict[str, str]) -> SealConfig:
+def with_overrides(config: SealConfig, overrides: Mapping[str, str]) -> SealConfig:
     """`config` with each dotted-name field of `overrides` set; raises ValueError naming a
     field that does not exist or a value of the wrong type."""
     for name, text in overrides.items():
@@ -96,3 +87,10 @@ def with_overrides(config: SealConfig, overrides: dict[str, str]) -> SealConfig:
         except (TypeError, ValueError) as exc:
             raise ValueError(f"seal parameter {name}={text!r}: {exc}") from exc
     return config
+
+
+def served_config(parameters: Mapping[str, str], own: Collection[str] = MODEL_PARAMETERS) -> SealConfig:
+    """The configuration a seal model serves: the defaults with every parameter of its
+    config.pbtxt applied but its `own` (the model's, not the reader's); raises ValueError for
+    any other that names no tunable (a typo must not pass unnoticed)."""
+    return with_overrides(DEFAULT_CONFIG, {key: value for key, value in parameters.items() if key not in own})

@@ -117,7 +117,7 @@ class Decoded:
     each was emitted (step index, of `length` steps over the padded input) and, when asked
     for, other characters each step gave some probability to (most probable first), and
     characters another reading of the line saw between two of these (see
-    `imgproc.seal.reading.with_other_readings`)."""
+    `imgproc.seal.read.choose.with_other_readings`)."""
 
     chars: tuple[str, ...]
     probs: tuple[float, ...]

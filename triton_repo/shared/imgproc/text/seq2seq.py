@@ -31,11 +31,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from imgproc.imaging import ImageError
+from imgproc.imaging import WHITE, ImageError
 
 from .recognition import Decoded
 
-WHITE = 255
 VOCAB_FILE = "vocab.json"
 # Byte-level BPE vocabularies (GPT-2, RoBERTa: TrOCR's English checkpoints) write a space as
 # this mark; SentencePiece ones write it as the second.

@@ -1,0 +1,63 @@
+"""One seal cut out of the page: the colour crop, its ink image and ink mask, and the seal's
+outline in crop pixels. Every later stage works on this crop, never on the whole page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import cv2
+import numpy as np
+
+from ..ink import DEFAULT_INK, InkParams, is_grey, red_mask_hsv, to_hsv
+from ..records import Box, SealCrop, SealRegion
+from .ink_image import DEFAULT_CUT, CutParams, adapted_to, crop_toner, ink_gray_hsv
+
+
+def beside(crop: SealCrop, reach: float) -> np.ndarray:
+    """The colour crop's rows of the page, `reach` crop widths further at each side (BGR): an
+    invoice's title runs on past the supervision seal stamped across it."""
+    if crop.page is None or reach <= 0:
+        return crop.bgr
+    height, width = crop.bgr.shape[:2]
+    x0 = round(crop.region.center[0] - crop.local.center[0])
+    y0 = round(crop.region.center[1] - crop.local.center[1])
+    more = round(reach * width)
+    rows = crop.page[y0 : y0 + height, max(0, x0 - more) : min(crop.page.shape[1], x0 + width + more)]
+    return cv2.cvtColor(np.ascontiguousarray(rows), cv2.COLOR_RGB2BGR)
+
+
+def crop_box(region: SealRegion, shape: tuple[int, ...], margin: float) -> Box:
+    """(x0, y0, x1, y1) of the square around the seal plus `margin`, clipped to the page."""
+    reach = region.axes[0] * (1.0 + margin)
+    cx, cy = region.center
+    x0, y0 = max(0, int(cx - reach)), max(0, int(cy - reach))
+    return x0, y0, min(shape[1], int(np.ceil(cx + reach))), min(shape[0], int(np.ceil(cy + reach)))
+
+
+def shifted(region: SealRegion, x0: int, y0: int) -> SealRegion:
+    """The region in the pixels of a crop whose top-left corner is page pixel (x0, y0)."""
+    x, y = region.center
+    bx0, by0, bx1, by1 = region.box
+    return replace(region, center=(x - x0, y - y0), box=(bx0 - x0, by0 - y0, bx1 - x0, by1 - y0))
+
+
+def _inks(crop: np.ndarray, ink: InkParams, params: CutParams) -> tuple[np.ndarray, np.ndarray]:
+    """The ink image and the ink mask of an RGB crop: of its red ink, or of its toner."""
+    hsv = to_hsv(crop)
+    if is_grey(hsv, ink):
+        value = np.ascontiguousarray(hsv[..., 2])
+        return value, crop_toner(value)
+    local = adapted_to(hsv, ink, params)
+    return ink_gray_hsv(crop, hsv, local, params), red_mask_hsv(hsv, local)
+
+
+def cut_seal(
+    rgb: np.ndarray, region: SealRegion, ink: InkParams = DEFAULT_INK, params: CutParams = DEFAULT_CUT
+) -> SealCrop:
+    """The crop around one seal found on the RGB page."""
+    x0, y0, x1, y1 = crop_box(region, rgb.shape, params.margin)
+    crop = np.ascontiguousarray(rgb[y0:y1, x0:x1])
+    gray, mask = _inks(crop, ink, params)
+    bgr = cv2.cvtColor(crop, cv2.COLOR_RGB2BGR)
+    return SealCrop(region, shifted(region, x0, y0), bgr, gray, mask, rgb)

@@ -1,0 +1,199 @@
+"""Finding seals on a page: red-ink blobs that are bordered ellipses or rectangles.
+
+`find_seals` takes the page's red-ink mask on the white-balanced page without the tinted
+edges of dark print (`fringes`), or, on a page without colour, its toner (`grey`); on a
+photo that shows the desk around the sheet, only the sheet's (`paper`), and a ring running
+off the sheet is seen as one running off the image. The mask is analysed at a bounded
+working size, where the printed rules in it are found once (`rules`), and closed so that a
+seal's ring, text and star merge into one blob; each blob, biggest first, gives the seals it
+outlines (`blobs`, with fit). A second, wider closing then adds
+large seals whose pale or patchy ring the first pass saw in pieces, with a patchier ring
+allowed, and a third, narrower one seals that the first merged with other red ink they
+touch. A blob inside a seal found already is passed over (a big seal's characters can pass
+for small seals), and each pass adds only seals not found yet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import cv2
+import numpy as np
+
+from ..fit import DEFAULT_FIT, FitParams, big_enough, hull_area, sheet_interior
+from ..ink import DEFAULT_INK, InkParams, is_grey
+from ..records import SealRegion, WorkingInk
+from .blobs import blob_contours, candidates, close_side
+from .fringes import balanced_hsv, finding_mask
+from .grey import toner_mask
+from .paper import paper_mask
+from .params import DEFAULT_FIND, FindParams
+from .rules import rule_pixels
+from .textline import in_text_line
+
+_GROW = np.ones((3, 3), np.uint8)  # the ink grown a pixel: faint, speckled rings read as continuous
+
+
+def _working_mask(mask: np.ndarray, params: FindParams) -> tuple[np.ndarray, float]:
+    """Mask shrunk to the working size (thin strokes kept), and the scale applied."""
+    scale = min(1.0, params.work_max_side / max(mask.shape))
+    small = mask.astype(np.uint8) * 255
+    if scale < 1.0:
+        size = (max(1, round(mask.shape[1] * scale)), max(1, round(mask.shape[0] * scale)))
+        small = cv2.resize(small, size, interpolation=cv2.INTER_AREA)
+    return small > 0, scale
+
+
+def _prepared(ink: np.ndarray, params: FindParams) -> WorkingInk:
+    thick = cv2.dilate(ink.astype(np.uint8), _GROW) > 0
+    rules = rule_pixels(ink, params.rules) if params.cut_rules else np.zeros(ink.shape, bool)
+    return WorkingInk(ink, thick, rules)
+
+
+def _on_sheet(whole: WorkingInk, sheet: np.ndarray, fit: FitParams) -> WorkingInk:
+    """The working ink with what lies off the sheet (at the working size) taken out; the rules
+    stay those of the whole mask."""
+    return WorkingInk(whole.ink & sheet, whole.thick & sheet, whole.rules, sheet, sheet_interior(sheet, fit))
+
+
+def _rescale(region: SealRegion, scale: float, width: int, height: int) -> SealRegion:
+    if scale == 1.0:
+        return region
+    x0, y0, x1, y1 = (v / scale for v in region.box)
+    box = (max(0, int(x0)), max(0, int(y0)), min(width, int(np.ceil(x1))), min(height, int(np.ceil(y1))))
+    center = (region.center[0] / scale, region.center[1] / scale)
+    axes = (region.axes[0] / scale, region.axes[1] / scale)
+    return replace(region, center=center, axes=axes, box=box)
+
+
+def _within(contour: np.ndarray, found: list[SealRegion]) -> bool:
+    """Whether the blob's centre lies in the box of a seal found already (nothing new there)."""
+    x, y, w, h = cv2.boundingRect(contour)
+    cx, cy = x + w / 2.0, y + h / 2.0
+    return any(s.box[0] <= cx <= s.box[2] and s.box[1] <= cy <= s.box[3] for s in found)
+
+
+def _run_pass(
+    ink: WorkingInk,
+    params: FindParams,
+    fit: FitParams,
+    factor: float,
+    min_width: float,
+    found: list[SealRegion],
+) -> None:
+    """Add to `found` the seals of one closing, at least `min_width` across, biggest blobs first
+    (a blob inside a seal found already is left alone: a big seal's characters)."""
+    contours = [c for c in blob_contours(ink.ink, params, factor) if big_enough(c, fit)]
+    for contour in sorted(contours, key=hull_area, reverse=True):
+        if not _within(contour, found):
+            seals = candidates(contour, ink, params, fit, factor)
+            _add_new(found, [r for r in seals if 2.0 * r.axes[1] >= min_width])
+
+
+def _centre_inside(region: SealRegion, other: SealRegion) -> bool:
+    x0, y0, x1, y1 = other.box
+    return x0 <= region.center[0] <= x1 and y0 <= region.center[1] <= y1
+
+
+def _area(region: SealRegion) -> float:
+    return region.axes[0] * region.axes[1]
+
+
+def _add_new(found: list[SealRegion], more: list[SealRegion]) -> None:
+    """Append the regions of `more`, largest first, that are not one of `found` or of those
+    appended before them (neither centre in the other's box): a big seal's characters can pass
+    for small seals, and a later pass finds again what an earlier one found."""
+    for region in sorted(more, key=_area, reverse=True):
+        if not any(_centre_inside(region, seal) or _centre_inside(seal, region) for seal in found):
+            found.append(region)
+
+
+def _search(ink: WorkingInk, params: FindParams, fit: FitParams) -> list[SealRegion]:
+    """The seals of the three closings of the working ink, at the working scale."""
+    wide = replace(fit, min_ellipse_coverage=params.wide_coverage, min_rect_coverage=params.wide_coverage)
+    passes = (
+        (fit, 1.0, 0.0),
+        (
+            wide,
+            params.wide_close,
+            params.wide_min_widths * close_side(ink.ink.shape, params, params.wide_close),
+        ),
+        (fit, params.tight_close, 0.0),
+    )
+    found: list[SealRegion] = []
+    for checks, factor, min_width in passes:
+        _run_pass(ink, params, checks, factor, min_width, found)
+    return found
+
+
+def find_seals_in_mask(
+    mask: np.ndarray,
+    params: FindParams = DEFAULT_FIND,
+    fit: FitParams = DEFAULT_FIT,
+    paper: np.ndarray | None = None,
+) -> list[SealRegion]:
+    """Seals outlined by a boolean red-ink mask, largest first; empty when there are none.
+    `paper`: the sheet a photo shows, of the mask's shape (None: the whole image). Seals are
+    sought on it first (ink off it is the desk's, and a ring is seen only on it), then on the
+    whole image: a misjudged sheet (a certificate's coloured frame taken for the desk) loses
+    none. The mask is shrunk and its rules found once for both. Letters of a line of red
+    text are left out (`params.text_lines`)."""
+    return _find_in_mask(mask, params, fit, None if paper is None else _working_mask(paper, params)[0])
+
+
+def _find_in_mask(
+    mask: np.ndarray, params: FindParams, fit: FitParams, sheet: np.ndarray | None
+) -> list[SealRegion]:
+    """`find_seals_in_mask` with the sheet already at the working size (shrunk once a page)."""
+    small, scale = _working_mask(mask, params)
+    whole = _prepared(small, params)
+    inks = [whole] if sheet is None else [_on_sheet(whole, sheet, fit), whole]
+    found: list[SealRegion] = []
+    for ink in inks:
+        seals = [
+            r
+            for r in _search(ink, params, fit)
+            if not (params.text_lines and in_text_line(r, small, params.text_line))
+        ]
+        _add_new(found, [_rescale(r, scale, mask.shape[1], mask.shape[0]) for r in seals])
+    return sorted(found, key=_area, reverse=True)
+
+
+def _grey_params(params: FindParams, fit: FitParams) -> tuple[FindParams, FitParams]:
+    """The stricter checks for seals sought in the toner of a grey page (see `grey`): ellipses
+    only, inked almost all round, with writing inside; print beside a grey seal is no red title."""
+    grey = params.grey
+    checks = replace(
+        fit,
+        min_ellipse_coverage=grey.min_coverage,
+        min_rect_coverage=np.inf,
+        min_ink_fill=grey.min_fill,
+        max_ink_fill=grey.max_fill,
+        robust=grey.robust,
+        snap=grey.snap,
+    )
+    return replace(params, wide_coverage=grey.min_coverage, text_lines=False), checks
+
+
+def find_seals(
+    rgb: np.ndarray,
+    ink: InkParams = DEFAULT_INK,
+    params: FindParams = DEFAULT_FIND,
+    fit: FitParams = DEFAULT_FIT,
+) -> list[SealRegion]:
+    """Seals on an RGB page, largest first; empty when there are none. The mask is taken on the
+    white-balanced page, without the tinted edges of dark print (`fringes`), or, on a page
+    without colour, is its toner (`grey`): call this rather than `find_seals_in_mask` on a
+    plain red mask."""
+    hsv = balanced_hsv(rgb, params.balance)
+    paper = paper_mask(hsv, params.paper)
+    # Every mask of the page has its shape, so the sheet is shrunk to the working size once.
+    sheet = None if paper is None else _working_mask(paper, params)[0]
+    found = _find_in_mask(finding_mask(hsv, ink, params.fringe), params, fit, sheet)
+    if params.grey_fallback and is_grey(hsv, ink):
+        # A small seal on a black-and-white page is red but barely colours it: keep what the red
+        # mask found, and add the grey seals.
+        grey, checks = _grey_params(params, fit)
+        for value in (params.grey.max_value, *params.grey.other_values):
+            _add_new(found, _find_in_mask(toner_mask(hsv, value), grey, checks, sheet))
+    return sorted(found, key=_area, reverse=True)

@@ -1,0 +1,265 @@
+"""The records the seal reader's stages hand each other, in the order the data flows.
+
+    page ─find─▶ WorkingInk, blobs ─fit─▶ SealRegion ─cut─▶ SealCrop ─locate─▶ Located
+         ─unwrap─▶ SealStrips ─read─▶ Readings ─repair─▶ SealReading
+
+Each stage reads the record before it and writes the one after it; nothing else passes
+between stages. Coordinates: a `SealRegion` is in page pixels; `SealCrop.local` and every
+later record in crop pixels. An elliptic outline's parameter `t` runs clockwise on screen
+from the `a` axis; a perimeter share is the arc length from there, as a share of the whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from enum import Enum
+
+import numpy as np
+
+from imgproc.text import Decoded
+
+from .runs import Run
+
+Line = tuple[str, float]  # a line's text and the confidence it was read with
+Box = tuple[int, int, int, int]  # x0, y0, x1, y1, exclusive ends
+
+
+class Shape(str, Enum):
+    """A seal's outline, and what it says about the seal's layout. Its value is the name the
+    API reports."""
+
+    ROUND = "round"
+    OVAL = "oval"
+    RECT = "rect"
+
+    @property
+    def is_elliptic(self) -> bool:
+        """Round and oval seals carry their rim text curved along the outline."""
+        return self is not Shape.RECT
+
+    @property
+    def has_axes(self) -> bool:
+        """An oval's axes say where its top is, up to a half turn: its text is centred on the
+        short axis. A circle's say nothing."""
+        return self is Shape.OVAL
+
+    @property
+    def has_star(self) -> bool:
+        """Round seals carry a star above their inner lines."""
+        return self is Shape.ROUND
+
+
+@dataclass(frozen=True)
+class Outline:
+    """An ellipse or a rectangle: centre, semi-axes (half sides) with the first the longer,
+    and the first axis's angle in degrees from the image x axis (clockwise on screen). A fit
+    says only ellipse (`OVAL`) or `RECT`; a found seal's `SealRegion` says round or oval."""
+
+    shape: Shape
+    center: tuple[float, float]
+    axes: tuple[float, float]
+    angle_deg: float
+
+    @property
+    def is_elliptic(self) -> bool:
+        """True for round and oval outlines, whose rim text is curved."""
+        return self.shape.is_elliptic
+
+    def scaled(self, factor: float) -> Outline:
+        """The same outline with its axes scaled about its centre."""
+        return replace(self, axes=(self.axes[0] * factor, self.axes[1] * factor))
+
+
+@dataclass(frozen=True)
+class SealRegion(Outline):
+    """One seal found on the page (fit's output): its outline in the page's pixels, its box
+    clipped to the page, whether the outline leaves the image, and the share of the outline
+    that carries ink."""
+
+    box: Box
+    cut: bool
+    border_coverage: float
+
+
+@dataclass(frozen=True)
+class WorkingInk:
+    """What find hands fit: the working-size ink mask; the same grown a pixel (faint, speckled
+    rings read as continuous); the printed rules in it (cut out of a blob no shape fits); and
+    the sheet a photo shows (`paper`) with the part of it not within the edge margin of its
+    edge (`fitted`), both None where the paper fills the image."""
+
+    ink: np.ndarray
+    thick: np.ndarray
+    rules: np.ndarray
+    paper: np.ndarray | None = None
+    fitted: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class SealCrop:
+    """A seal and the pixels around it (cut's output). `region` is in page pixels, `local` in
+    crop pixels."""
+
+    region: SealRegion
+    local: SealRegion
+    bgr: np.ndarray  # the colour crop, BGR as the text models take it
+    gray: np.ndarray  # ink image: the seal's strokes dark, paper and other print white
+    mask: np.ndarray  # bool: seal ink
+    page: np.ndarray | None = None  # the page it was cut from (RGB), for reading around it
+
+
+@dataclass(frozen=True)
+class Band:
+    """A band of text along the outline, as insets (pixels inwards from the fitted outline)."""
+
+    outer: float
+    inner: float
+
+    @property
+    def height(self) -> float:
+        """Radial thickness of the band in pixels."""
+        return self.inner - self.outer
+
+    @property
+    def middle(self) -> float:
+        """The inset halfway through the band."""
+        return (self.outer + self.inner) / 2.0
+
+
+@dataclass(frozen=True)
+class TextArc:
+    """Text along the outline: between two insets, from perimeter share `start` over `span`
+    (clockwise); `turned` text has its tops towards the centre (read the strip turned)."""
+
+    band: Band
+    start: float
+    span: float
+    turned: bool = False
+    # Where the arc's own text ends inwards, where the detector merged what lies inside with it
+    # and the band reaches past that (`locate`); None: at the band's inner edge. Only the
+    # inner lines are told from the arc by it: the band is what is read.
+    text_inner: float | None = None
+
+    @property
+    def centre(self) -> float:
+        """The arc's middle as a perimeter share."""
+        return (self.start + self.span / 2.0) % 1.0
+
+    @property
+    def text_band(self) -> Band:
+        """The band down to where the arc's own text ends."""
+        inner = self.band.inner if self.text_inner is None else min(self.band.inner, self.text_inner)
+        return Band(self.band.outer, inner)
+
+
+@dataclass(frozen=True)
+class SealText:
+    """Where the learned detector says one seal's text is (locate's output): the rim, the
+    other arcs, the inner lines (quads in crop pixels, corners tl, tr, br, bl in the seal's
+    upright frame) and the seal's up direction (a unit vector, image frame)."""
+
+    rim: TextArc
+    arcs: tuple[TextArc, ...]
+    inner: tuple[np.ndarray, ...]
+    up: np.ndarray
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One way of reading a classically located rim: columns of the unwrapped band, whether
+    the strip is turned 180 degrees, and the prior weight of its reading."""
+
+    run: Run
+    turned: bool
+    prior: float
+
+
+@dataclass(frozen=True)
+class ClassicalText:
+    """Where the ink profile says an elliptic seal's text is, when the detector found no rim
+    (locate's fallback output): the rim band, that band unwrapped all round (the rim
+    candidates are columns of it), the bottom-arc code (None without one), the seal's up
+    direction and, where no code fills the rim's gap, the rim's start and length as perimeter
+    shares (the interior may reach into the gap)."""
+
+    band: Band
+    full: np.ndarray
+    candidates: tuple[Candidate, ...]
+    code: TextArc | None
+    up: np.ndarray
+    rim_shares: tuple[float, float] | None
+
+
+@dataclass(frozen=True)
+class RectText:
+    """A rectangular seal (locate's output for it): its inside is read whole, long side level,
+    `up` first and then turned half round."""
+
+    up: np.ndarray
+
+
+Located = SealText | ClassicalText | RectText
+
+
+@dataclass(frozen=True)
+class Strip:
+    """A candidate image of one line of text and the prior weight of its reading's score.
+    Candidates of one `group` show the same text (one arc from two sources), so their
+    readings are each other's alternatives."""
+
+    image: np.ndarray
+    prior: float = 1.0
+    group: int = 0
+    # The same, unwrapped further at both ends (`past_ends`): made only when asked for, since
+    # only the chosen reading's strip is looked past (two to four unwraps a seal, about 4 ms each).
+    beyond: Callable[[], np.ndarray] | None = None
+
+    @property
+    def from_ink(self) -> bool:
+        """Whether it was cut from the ink image (grey: other print removed), not in colour."""
+        return self.image.ndim == 2
+
+    def past_ends(self) -> tuple[np.ndarray, float]:
+        """The image that reaches furthest past the text's ends, and its columns before this
+        strip's first (the two are unwrapped at one scale, so they differ equally at each end)."""
+        if self.beyond is None:
+            return self.image, 0.0
+        further = self.beyond()
+        return further, (further.shape[1] - self.image.shape[1]) / 2.0
+
+
+@dataclass(frozen=True)
+class SealStrips:
+    """Everything to read of one seal (unwrap's output). `rim`: candidate images of the rim
+    (the reader keeps the best prior-weighted reading); `arcs`: the candidates of each other
+    arc; `lines`: inner lines; `interiors`: images whose lines must still be found (the
+    classical path's interior; a rectangular seal's inside both ways up, preferred in order)."""
+
+    rim: tuple[Strip, ...] = ()
+    arcs: tuple[tuple[Strip, ...], ...] = ()
+    lines: tuple[np.ndarray, ...] = ()
+    interiors: tuple[np.ndarray, ...] = ()
+
+
+@dataclass(frozen=True)
+class Readings:
+    """What the recognisers read of one seal (read's output): the rim's reading with its
+    alternatives and characters put in (None without rim candidates), the chosen reading of
+    each other arc and of each inner line, in that order, and the lines found and read in its
+    interiors (in the orientation that read best)."""
+
+    rim: Decoded | None
+    lines: tuple[Decoded, ...] = ()
+    found: tuple[Line, ...] = ()
+
+
+@dataclass(frozen=True)
+class SealReading:
+    """The text of one seal (repair's output): rim, inner lines and number codes, with confidences."""
+
+    region: SealRegion
+    rim_text: str
+    rim_score: float
+    inner: list[Line] = field(default_factory=list)
+    codes: list[str] = field(default_factory=list)
