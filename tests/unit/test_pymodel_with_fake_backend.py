@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import importlib.util
+import json
 import sys
 import types
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -188,3 +191,19 @@ def test_lines_are_recognised_in_width_groups_and_answered_in_order(
 def test_no_crops_make_no_call(pymodel: types.ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pymodel, "recognise_chars", None)  # calling it would raise
     assert asyncio.run(pymodel.recognise_grouped([], ("",))) == []
+
+
+def test_the_seal_model_serves_every_tunable_its_config_sets_top_level_ones_too(
+    pymodel: types.ModuleType,
+) -> None:
+    """config.pbtxt's `max_seals` (a top-level tunable, no dot in its name) reaches the reader."""
+    path = Path(__file__).resolve().parents[2] / "triton_repo" / "models" / "seal" / "1" / "model.py"
+    spec = importlib.util.spec_from_file_location("seal_model_under_test", path)
+    assert spec is not None and spec.loader is not None
+    seal = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(seal)
+    parameters = {"max_seals": {"string_value": "3"}, "max_pixels": {"string_value": "100"}}
+    config = seal.seal_config({"model_config": json.dumps({"parameters": parameters})})
+    assert config.max_seals == 3
+    with pytest.raises(ValueError, match="max_seal"):
+        seal.seal_config({"model_config": json.dumps({"parameters": {"max_seal": {"string_value": "3"}}})})
