@@ -5,6 +5,7 @@ Run from the project root once the weights are provisioned (`make setup`):
     .venv/bin/python -m evaluation.seal                 # seals-dev tuning part + generated
     .venv/bin/python -m evaluation.seal --heldout       # ...and the held-out part, to report
     .venv/bin/python -m evaluation.seal --perturb       # ...the tuning part made harder (`perturb`)
+    .venv/bin/python -m evaluation.seal --heldout --perturb --seed 3000 7000 8000 --write docs/seal/figures.md
 
 It reads each page as the seal BLS does, through the same functions with the models run by
 ONNX Runtime in this process (`inprocess`); only Triton itself is left out. Scores come
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 from imgproc.seal.config import with_overrides
 
@@ -30,7 +32,8 @@ from evaluation.seal.dataset import (
 )
 from evaluation.seal.inprocess import InProcessSeal, seal_model_config
 from evaluation.seal.perturb import PERTURBATIONS, perturbed_pages
-from evaluation.seal.scoring import ELLIPTIC, PageResult, score_page, summarize
+from evaluation.seal.report import write
+from evaluation.seal.scoring import ELLIPTIC, PageResult, Summary, score_page, summarize
 
 RECT = frozenset({"rect"})
 
@@ -54,7 +57,7 @@ def _run(seal: InProcessSeal, pages: Iterable[TruthPage]) -> tuple[list[PageResu
     return results, time.perf_counter() - started
 
 
-def _report(title: str, results: list[PageResult], seconds: float, verbose: bool) -> None:
+def _report(title: str, results: list[PageResult], seconds: float, verbose: bool) -> Summary:
     elliptic, rect = summarize(results, ELLIPTIC), summarize(results, RECT)
     _say(f"{title} ({seconds:.0f} s)")
     _say(f"  round and oval: {elliptic.line()}")
@@ -70,12 +73,13 @@ def _report(title: str, results: list[PageResult], seconds: float, verbose: bool
     for result in results if verbose else []:
         for false in result.false_seals:
             _say(f"    false seal on {result.page.name}: {false.shape} {false.box} {false.rim_text}")
+    return elliptic
 
 
 def main() -> None:
     """Command line: score the in-process pipeline and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seed", type=int, default=3000, help="generated pages' seed")
+    parser.add_argument("--seed", type=int, nargs="+", default=[3000], help="generated pages' seeds")
     parser.add_argument("--seal-pages", type=int, default=40)
     parser.add_argument("--empty-pages", type=int, default=10)
     parser.add_argument("--style", help="generated pages of one style only (plain, invoice, photo...)")
@@ -87,6 +91,7 @@ def main() -> None:
         help="also the tuning part under these perturbations (none named: all)",
     )
     parser.add_argument("--only", nargs="*", help="seals-dev files to run (tuning part only)")
+    parser.add_argument("--write", type=Path, help="write the figures as a Markdown table here")
     parser.add_argument("--threads", type=int, default=1, help="ONNX Runtime intra-op threads")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every miss")
     parser.add_argument(
@@ -97,17 +102,23 @@ def main() -> None:
     seal = InProcessSeal(threads=args.threads, config=with_overrides(seal_model_config(), overrides))
     chosen = (p for p in seals_dev_pages(frozenset({TUNING})) if not args.only or p.name in args.only)
     tuning = list(_with_blanked(chosen))  # built once: every perturbation starts from it
-    _report("seals-dev tuning", *_run(seal, tuning), args.verbose)
+    rows = [("real tuning part", _report("seals-dev tuning", *_run(seal, tuning), args.verbose))]
     perturbations = list(PERTURBATIONS) if args.perturb == [] else args.perturb or []
     for name in perturbations:
-        _report(f"seals-dev tuning, {name}", *_run(seal, perturbed_pages(tuning, name)), args.verbose)
-    if args.heldout:
-        _report(
-            "seals-dev HELD-OUT", *_run(seal, _with_blanked(seals_dev_pages(frozenset({HELDOUT})))), False
+        results = _run(seal, perturbed_pages(tuning, name))
+        rows.append(
+            (f"real tuning part, {name}", _report(f"seals-dev tuning, {name}", *results, args.verbose))
         )
-    if args.seal_pages + args.empty_pages:
-        generated = generated_pages(args.seed, args.seal_pages, args.empty_pages, args.style)
-        _report(f"generated seed {args.seed}", *_run(seal, generated), args.verbose)
+    if args.heldout:
+        results = _run(seal, _with_blanked(seals_dev_pages(frozenset({HELDOUT}))))
+        rows.insert(0, ("**real held-out**", _report("seals-dev HELD-OUT", *results, False)))
+    for seed in args.seed if args.seal_pages + args.empty_pages else []:
+        generated = generated_pages(seed, args.seal_pages, args.empty_pages, args.style)
+        style = f", {args.style}" if args.style else ""
+        title = f"generated seed {seed}{style} ({args.seal_pages} pages + {args.empty_pages} without a seal)"
+        rows.append((title, _report(f"generated seed {seed}", *_run(seal, generated), args.verbose)))
+    if args.write:
+        write(args.write, rows)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,47 @@
+"""The seal figures as Markdown: one row a set, written by `python -m evaluation.seal --write`.
+
+The documents quote figures from this file only, so a figure always comes with the command
+that measured it and the day it was measured.
+"""
+
+from __future__ import annotations
+
+import datetime
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from evaluation.seal.scoring import Summary, wilson_interval
+
+HEADER = (
+    "| set | rim exact (95% interval) | CER | recall | inner lines | codes | false seals |",
+    "|---|---|---|---|---|---|---|",
+)
+
+
+def row(title: str, summary: Summary) -> str:
+    """One set's figures as a table row (round and oval seals; recall counts every seal)."""
+    low, high = wilson_interval(summary.exact, summary.rims)
+    return (
+        f"| {title} | {summary.exact}/{summary.rims} = {summary.exact_rate:.3f} ({low:.2f}-{high:.2f})"
+        f" | {100 * summary.cer:.1f}% | {summary.recall:.3f}"
+        f" | {summary.inner[0]}/{summary.inner[1]} | {summary.codes[0]}/{summary.codes[1]}"
+        f" | {summary.false_seals} ({summary.false_on_empty} on {summary.empty_pages} pages without a seal) |"
+    )
+
+
+def write(path: Path, rows: Sequence[tuple[str, Summary]], argv: Sequence[str] = sys.argv) -> None:
+    """The figures file: how it was made, then the table."""
+    command = shlex.join([".venv/bin/python", "-m", "evaluation.seal", *argv[1:]])
+    lines = [
+        "# Seal reader figures",
+        "",
+        f"Written by `{command}` on {datetime.date.today().isoformat()}: do not edit by hand.",
+        "Round and oval seals whose rim text is known; recall counts every seal. The real held-out",
+        "part is never tuned on. Sets and scoring: [README.md](README.md#measuring).",
+        "",
+        *HEADER,
+        *(row(title, summary) for title, summary in rows),
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
