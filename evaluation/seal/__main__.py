@@ -16,6 +16,7 @@ the tuning part and on generated seeds; the held-out part is for reporting.
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -32,7 +33,7 @@ from evaluation.seal.dataset import (
 )
 from evaluation.seal.inprocess import InProcessSeal, seal_model_config
 from evaluation.seal.perturb import PERTURBATIONS, perturbed_pages
-from evaluation.seal.report import write
+from evaluation.seal.report import outcomes, write
 from evaluation.seal.scoring import ELLIPTIC, PageResult, Summary, score_page, summarize
 
 RECT = frozenset({"rect"})
@@ -92,6 +93,7 @@ def main() -> None:
     )
     parser.add_argument("--only", nargs="*", help="seals-dev files to run (tuning part only)")
     parser.add_argument("--write", type=Path, help="write the figures as a Markdown table here")
+    parser.add_argument("--save", type=Path, help="save each seal's outcome here (for `compare`)")
     parser.add_argument("--threads", type=int, default=1, help="ONNX Runtime intra-op threads")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every miss")
     parser.add_argument(
@@ -102,23 +104,35 @@ def main() -> None:
     seal = InProcessSeal(threads=args.threads, config=with_overrides(seal_model_config(), overrides))
     chosen = (p for p in seals_dev_pages(frozenset({TUNING})) if not args.only or p.name in args.only)
     tuning = list(_with_blanked(chosen))  # built once: every perturbation starts from it
-    rows = [("real tuning part", _report("seals-dev tuning", *_run(seal, tuning), args.verbose))]
-    perturbations = list(PERTURBATIONS) if args.perturb == [] else args.perturb or []
-    for name in perturbations:
-        results = _run(seal, perturbed_pages(tuning, name))
-        rows.append(
-            (f"real tuning part, {name}", _report(f"seals-dev tuning, {name}", *results, args.verbose))
+    measured: dict[str, tuple[Summary, list[PageResult]]] = {}
+
+    def measure(label: str, title: str, pages: Iterable[TruthPage], verbose: bool = args.verbose) -> None:
+        results, seconds = _run(seal, pages)
+        measured[label] = (_report(title, results, seconds, verbose), results)
+
+    if args.heldout:  # first in the tables; measured with the others, never listed seal by seal
+        measure(
+            "**real held-out**",
+            "seals-dev HELD-OUT",
+            _with_blanked(seals_dev_pages(frozenset({HELDOUT}))),
+            False,
         )
-    if args.heldout:
-        results = _run(seal, _with_blanked(seals_dev_pages(frozenset({HELDOUT}))))
-        rows.insert(0, ("**real held-out**", _report("seals-dev HELD-OUT", *results, False)))
+    measure("real tuning part", "seals-dev tuning", tuning)
+    for name in list(PERTURBATIONS) if args.perturb == [] else args.perturb or []:
+        measure(f"real tuning part, {name}", f"seals-dev tuning, {name}", perturbed_pages(tuning, name))
     for seed in args.seed if args.seal_pages + args.empty_pages else []:
-        generated = generated_pages(seed, args.seal_pages, args.empty_pages, args.style)
         style = f", {args.style}" if args.style else ""
-        title = f"generated seed {seed}{style} ({args.seal_pages} pages + {args.empty_pages} without a seal)"
-        rows.append((title, _report(f"generated seed {seed}", *_run(seal, generated), args.verbose)))
+        label = f"generated seed {seed}{style} ({args.seal_pages} pages + {args.empty_pages} without a seal)"
+        measure(
+            label,
+            f"generated seed {seed}",
+            generated_pages(seed, args.seal_pages, args.empty_pages, args.style),
+        )
     if args.write:
-        write(args.write, rows)
+        write(args.write, [(label, summary) for label, (summary, _) in measured.items()])
+    if args.save:
+        saved = {label: outcomes(results) for label, (_, results) in measured.items()}
+        args.save.write_text(json.dumps(saved, ensure_ascii=False, indent=1), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from evaluation.seal.scoring import Summary, wilson_interval
+from evaluation.seal.scoring import ELLIPTIC, PageResult, Summary, wilson_interval
 
 HEADER = (
     "| set | rim exact (95% interval) | CER | recall | inner lines | codes | false seals |",
@@ -45,3 +45,15 @@ def write(path: Path, rows: Sequence[tuple[str, Summary]], argv: Sequence[str] =
         *(row(title, summary) for title, summary in rows),
     ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def outcomes(results: Sequence[PageResult]) -> dict[str, dict[str, object]]:
+    """Each round or oval seal with a known rim, by page and index: exact or not, and its edits
+    (what `compare` pairs between two runs)."""
+    found: dict[str, dict[str, object]] = {}
+    for result in results:
+        for index, seal in enumerate(result.seals):
+            if seal.truth.shape in ELLIPTIC and seal.truth.rim_text is not None:
+                key = f"{result.page.name} #{index}"
+                found[key] = {"exact": seal.distance == 0, "edits": seal.distance, "read": seal.read}
+    return found
