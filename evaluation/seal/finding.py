@@ -4,9 +4,9 @@
     .venv/bin/python -m evaluation.seal.finding -v            # ...listing misses and false seals
     .venv/bin/python -m evaluation.seal.finding --heldout     # ...and the held-out aggregate
 
-Each page goes through `imgproc.seal.find_seals`, the finder the seal pipeline calls, and its
-regions are scored by `scoring.score_page` with an empty rim text, so only recall and false
-seals mean anything here. Three sets: the seals-dev tuning part; the same real pages with
+Each page goes through `imgproc.seal.find_seals` (`find.find_on_page`, the finder the pipeline
+calls, white balance included), and its regions are scored by `scoring.score_page` with an
+empty rim text, so only recall and false seals mean anything here. Three sets: the seals-dev tuning part; the same real pages with
 their seals painted over (`without_seals`: real red print on which nothing may be found); and
 generated seeds (seal pages, then empty pages). The held-out part is reported only as a
 total, never page by page: nothing is tuned on it. Times are the finder's alone, per page.

@@ -356,3 +356,23 @@ def test_a_shape_with_inked_columns_beside_it_is_in_a_text_line_only_if_the_ink_
     mask[160:240, 210:400] = False
     mask[198:202, 200:1000] = True  # a rule through it: few of the window's rows
     assert not in_text_line(region, mask)
+
+
+def test_the_pipeline_white_balances_a_page_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dark page's paper at 100 is brought to 200 (the gain is capped at 2) and stays there:
+    balanced twice, it went on to 255, a gain past the cap, and the finder saw another page
+    than the crops were cut from."""
+    from imgproc.seal.find import balance
+    from imgproc.seal.pipeline import find_page_seals
+
+    levels: list[float] = []
+
+    def counted(rgb: np.ndarray, params: BalanceParams) -> np.ndarray:
+        levels.append(float(rgb.mean()))  # every white balance reads the paper's colour first
+        return paper_colour(rgb, params)
+
+    monkeypatch.setattr(balance, "paper_colour", counted)
+    dark = np.full((300, 400, 3), 100, np.uint8)
+    find_page_seals(dark)
+    assert levels == [100.0]
+    assert float(white_balanced(dark).mean()) == 200.0

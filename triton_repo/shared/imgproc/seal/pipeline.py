@@ -21,8 +21,7 @@ from imgproc.imaging import Refused
 
 from .config import DEFAULT_CONFIG, SealConfig
 from .cut import cut_seal
-from .find import find_seals
-from .find.balance import white_balanced
+from .find import find_on_page
 from .locate import locate_seal
 from .read import Readers, read_around, read_seal
 from .records import SealCrop, SealReading, SealStrips
@@ -43,8 +42,7 @@ class TooManySeals(Refused):
 
 def find_page_seals(rgb: np.ndarray, config: SealConfig = DEFAULT_CONFIG) -> list[SealCrop]:
     """Every seal on an RGB page, largest first, cut from the white-balanced page."""
-    balanced = white_balanced(rgb, config.find.balance)
-    regions = find_seals(balanced, config.ink, config.find, config.fit)
+    balanced, regions = find_on_page(rgb, config.ink, config.find, config.fit)
     return [cut_seal(balanced, region, config.ink, config.cut) for region in regions]
 
 

@@ -9,6 +9,6 @@ threshold of the search; fit's own are in `fit.FitParams`.
 """
 
 from .params import DEFAULT_FIND, FindParams
-from .search import find_seals, find_seals_in_mask
+from .search import find_on_page, find_seals, find_seals_in_mask
 
-__all__ = ["DEFAULT_FIND", "FindParams", "find_seals", "find_seals_in_mask"]
+__all__ = ["DEFAULT_FIND", "FindParams", "find_on_page", "find_seals", "find_seals_in_mask"]

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from ..ink import DEFAULT_INK, InkParams, red_mask_hsv, to_hsv
-from .balance import DEFAULT_BALANCE, BalanceParams, white_balanced
+from ..ink import DEFAULT_INK, InkParams, red_mask_hsv
 
 
 @dataclass(frozen=True)
@@ -46,8 +45,3 @@ def finding_mask(
 ) -> np.ndarray:
     """Boolean mask of the red ink on a white-balanced HSV page, for finding seals."""
     return red_mask_hsv(hsv, ink) & ~print_fringes(hsv, fringe)
-
-
-def balanced_hsv(rgb: np.ndarray, balance: BalanceParams = DEFAULT_BALANCE) -> np.ndarray:
-    """The OpenCV HSV image of the white-balanced RGB page."""
-    return to_hsv(white_balanced(rgb, balance))

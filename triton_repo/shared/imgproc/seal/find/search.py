@@ -21,10 +21,11 @@ import cv2
 import numpy as np
 
 from ..fit import DEFAULT_FIT, FitParams, big_enough, hull_area, sheet_interior
-from ..ink import DEFAULT_INK, InkParams, is_grey
+from ..ink import DEFAULT_INK, InkParams, is_grey, to_hsv
 from ..records import SealRegion, WorkingInk
+from .balance import white_balanced
 from .blobs import blob_contours, candidates, close_side
-from .fringes import balanced_hsv, finding_mask
+from .fringes import finding_mask
 from .grey import toner_mask
 from .paper import paper_mask
 from .params import DEFAULT_FIND, FindParams
@@ -175,17 +176,18 @@ def _grey_params(params: FindParams, fit: FitParams) -> tuple[FindParams, FitPar
     return replace(params, wide_coverage=grey.min_coverage, text_lines=False), checks
 
 
-def find_seals(
+def find_on_page(
     rgb: np.ndarray,
     ink: InkParams = DEFAULT_INK,
     params: FindParams = DEFAULT_FIND,
     fit: FitParams = DEFAULT_FIT,
-) -> list[SealRegion]:
-    """Seals on an RGB page, largest first; empty when there are none. The mask is taken on the
-    white-balanced page, without the tinted edges of dark print (`fringes`), or, on a page
-    without colour, is its toner (`grey`): call this rather than `find_seals_in_mask` on a
-    plain red mask."""
-    hsv = balanced_hsv(rgb, params.balance)
+) -> tuple[np.ndarray, list[SealRegion]]:
+    """The RGB page white-balanced (once: `balance`), and the seals on it, largest first. The
+    mask is taken without the tinted edges of dark print (`fringes`), or, on a page without
+    colour, is its toner (`grey`): call this rather than `find_seals_in_mask` on a plain red
+    mask."""
+    balanced = white_balanced(rgb, params.balance)
+    hsv = to_hsv(balanced)
     paper = paper_mask(hsv, params.paper)
     # Every mask of the page has its shape, so the sheet is shrunk to the working size once.
     sheet = None if paper is None else _working_mask(paper, params)[0]
@@ -196,4 +198,14 @@ def find_seals(
         grey, checks = _grey_params(params, fit)
         for value in (params.grey.max_value, *params.grey.other_values):
             _add_new(found, _find_in_mask(toner_mask(hsv, value), grey, checks, sheet))
-    return sorted(found, key=_area, reverse=True)
+    return balanced, sorted(found, key=_area, reverse=True)
+
+
+def find_seals(
+    rgb: np.ndarray,
+    ink: InkParams = DEFAULT_INK,
+    params: FindParams = DEFAULT_FIND,
+    fit: FitParams = DEFAULT_FIT,
+) -> list[SealRegion]:
+    """The seals on an RGB page, largest first, as the pipeline finds them (`find_on_page`)."""
+    return find_on_page(rgb, ink, params, fit)[1]
