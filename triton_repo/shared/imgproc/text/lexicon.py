@@ -23,9 +23,8 @@ stays as read: a Hong Kong or Taiwan seal is not rewritten.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 
 from .recognition import Alternative, Decoded
@@ -161,7 +160,7 @@ def with_variants(line: Decoded, variants: dict[str, str]) -> Decoded:
     if not variants or not line.chars:
         return line
     options = tuple(_with_simplified(choices, variants) for choices in line.options())
-    return Decoded(line.chars, line.probs, line.steps, line.length, options, line.insertions)
+    return Decoded(line.chars, line.probs, line.steps, line.length, options, line.insertions, line.frames)
 
 
 def correct(
@@ -194,11 +193,5 @@ def correct(
         tuple(c[2] for c in chosen) if line.steps else (),
         line.length,
         tuple(c[3] for c in chosen) if line.alternatives else (),
+        frames=line.frames,
     )
-
-
-def corrector(directory: Path, weight: float) -> Callable[[Decoded], Decoded]:
-    """`correct` with the word list and the variants table provisioned in `directory` (the
-    seal model's version directory; loading the list takes ~1.5 s)."""
-    lexicon = load_lexicon(directory / LEXICON_FILE)
-    return partial(correct, lexicon=lexicon, weight=weight, variants=load_variants(directory / VARIANTS_FILE))

@@ -13,11 +13,14 @@ probability as well, for callers that judge characters one by one (the seal rim'
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import cv2
 import numpy as np
+
+from .ctc import Frames, top_frames
 
 CHANNELS = 3
 CLS_HEIGHT = 48
@@ -125,6 +128,9 @@ class Decoded:
     length: int = 0
     alternatives: tuple[tuple[Alternative, ...], ...] = ()  # one tuple per character, or none
     insertions: tuple[tuple[Alternative, ...], ...] = ()  # before each character and after the last, or none
+    # The line's per-frame probabilities, pruned (`imgproc.text.ctc`), when asked for: what a
+    # text other than the greedy one is scored on.
+    frames: Frames | None = None
 
     @property
     def text(self) -> str:
@@ -140,6 +146,7 @@ class Decoded:
             self.length,
             self.alternatives[start:stop],
             self.insertions[start : max(start, stop) + 1] if self.insertions else (),
+            self.frames,
         )
 
     def options(self) -> tuple[tuple[Alternative, ...], ...]:
@@ -172,8 +179,11 @@ def _top(step: np.ndarray, count: int, charset: Sequence[str]) -> tuple[Alternat
     return tuple((charset[i], float(step[i])) for i in top if i != BLANK_INDEX)
 
 
-def _decode_row(row: np.ndarray, charset: Sequence[str], alternatives: int) -> Decoded:
-    """One sequence: collapse repeats, drop blanks, keep each kept step's probability."""
+def _decode_row(
+    row: np.ndarray, charset: Sequence[str], alternatives: int, frames: int, index: Mapping[str, int]
+) -> Decoded:
+    """One sequence: collapse repeats, drop blanks, keep each kept step's probability (and the
+    `frames` likeliest characters of every frame, when asked for)."""
     indices = row.argmax(axis=1)
     keep = indices != BLANK_INDEX
     keep[1:] &= indices[1:] != indices[:-1]
@@ -184,17 +194,31 @@ def _decode_row(row: np.ndarray, charset: Sequence[str], alternatives: int) -> D
         tuple(int(t) for t in steps),
         len(indices),
         tuple(_top(row[t], alternatives, charset) for t in steps) if alternatives else (),
+        frames=top_frames(row, charset, index, frames) if frames else None,
     )
 
 
-def ctc_decode_chars(probs: np.ndarray, charset: Sequence[str], alternatives: int = 0) -> list[Decoded]:
+@cache  # a recogniser's table is read once and kept: its index is built once too
+def charset_index(charset: tuple[str, ...]) -> dict[str, int]:
+    """Each character of a CTC class table with its class (the first, where one repeats)."""
+    index: dict[str, int] = {}
+    for i, char in enumerate(charset):
+        index.setdefault(char, i)
+    return index
+
+
+def ctc_decode_chars(
+    probs: np.ndarray, charset: Sequence[str], alternatives: int = 0, frames: int = 0
+) -> list[Decoded]:
     """Greedy CTC over float32[N, T, C] softmax, per character, with the `alternatives` most
-    probable characters of each kept step; ValueError if C != len(charset)."""
+    probable characters of each kept step and, when `frames` is set, that many likeliest
+    characters of every frame (`Decoded.frames`); ValueError if C != len(charset)."""
     probs = np.asarray(probs, np.float32)
     if probs.ndim != 3 or probs.shape[2] != len(charset):
         raise ValueError(f"expected [N, T, {len(charset)}] probabilities, got {list(probs.shape)}")
     count = min(alternatives, probs.shape[2])
-    return [_decode_row(row, charset, count) for row in probs]
+    index = charset_index(tuple(charset)) if frames else {}
+    return [_decode_row(row, charset, count, frames, index) for row in probs]
 
 
 def ctc_decode(probs: np.ndarray, charset: Sequence[str]) -> list[tuple[str, float]]:

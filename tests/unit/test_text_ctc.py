@@ -1,0 +1,127 @@
+"""CTC over per-frame probabilities (imgproc.text.ctc): a text's likelihood and a prefix beam
+search with a prior, checked against brute force on small made-up frames."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from imgproc.text.ctc import (
+    FLOOR,
+    BeamParams,
+    beam_search,
+    char_probs,
+    spot,
+    spot_rotations,
+    spots,
+    text_logprob,
+    top_frames,
+)
+
+CHARSET = ("blank", "安", "六", "徽", "江")
+INDEX = {char: i for i, char in enumerate(CHARSET)}
+
+
+def softmax_rows(rows: list[list[float]]) -> np.ndarray:
+    probs = np.array(rows, np.float64)
+    return probs / probs.sum(axis=1, keepdims=True)
+
+
+def collapse(path: tuple[int, ...]) -> str:
+    out, previous = [], -1
+    for index in path:
+        if index != 0 and index != previous:
+            out.append(CHARSET[index])
+        previous = index
+    return "".join(out)
+
+
+def brute_force(probs: np.ndarray, text: str) -> float:
+    """The probability of `text` summed over every path (small frames only)."""
+    total = 0.0
+    for path in itertools.product(range(probs.shape[1]), repeat=probs.shape[0]):
+        if collapse(path) == text:
+            total += math.prod(probs[t, c] for t, c in enumerate(path))
+    return total
+
+
+PROBS = softmax_rows(
+    [
+        [5, 1, 3, 0.1, 0.1],
+        [1, 2, 4, 0.1, 0.1],
+        [6, 0.1, 0.1, 0.1, 0.1],
+        [1, 0.1, 0.1, 4, 0.1],
+        [3, 0.1, 0.1, 2, 2],
+    ]
+)
+
+
+@pytest.mark.parametrize("text", ["六徽", "安徽", "六", "徽徽", "六徽江", ""])
+def test_the_forward_algorithm_sums_every_path_of_the_text(text: str) -> None:
+    frames = top_frames(PROBS, CHARSET, INDEX, keep=4)
+    expected = brute_force(PROBS, text)
+    assert math.exp(text_logprob(frames, text)) == pytest.approx(expected, rel=1e-6, abs=1e-12)
+
+
+def test_a_character_outside_the_kept_classes_is_taken_at_the_floor() -> None:
+    frames = top_frames(PROBS, CHARSET, INDEX, keep=1)
+    probs = char_probs(frames, "徽江")
+    assert probs[3, 0] == pytest.approx(PROBS[3, 3])  # kept: the frame's likeliest
+    assert probs[0, 1] == FLOOR  # not kept there
+    assert (char_probs(frames, "上")[:, 0] == FLOOR).all()  # not in the charset at all
+
+
+def test_without_a_prior_the_beam_finds_the_likeliest_texts() -> None:
+    frames = top_frames(PROBS, CHARSET, INDEX, keep=4)
+    found = beam_search(frames, None, BeamParams(beam=64, cutoff=0.0), best=3)
+    texts = {collapse(p) for p in itertools.product(range(5), repeat=5)}
+    exact = sorted(((text, brute_force(PROBS, text)) for text in texts), key=lambda item: -item[1])[:3]
+    assert [text for text, _ in found] == [text for text, _ in exact]
+    assert [math.exp(score) for _, score in found] == pytest.approx([p for _, p in exact], rel=1e-6)
+
+
+def test_a_prior_turns_the_reading_to_the_text_it_knows() -> None:
+    """六 is read surer than 安 at the first character; a prior that knows 安徽 and not 六徽
+    turns the reading."""
+    frames = top_frames(PROBS, CHARSET, INDEX, keep=4)
+    assert beam_search(frames, None, BeamParams(), best=1)[0][0] == "六徽"
+
+    def prior(prefix: str, char: str) -> float:
+        return math.log(0.9 if prefix + char in ("安", "安徽") else 0.01)
+
+    assert beam_search(frames, prior, BeamParams(weight=1.0), best=1)[0][0] == "安徽"
+
+
+def test_a_text_read_as_the_frames_best_spots_at_zero_and_a_changed_one_below() -> None:
+    frames = top_frames(PROBS, CHARSET, INDEX, keep=4)
+    assert spot(frames, "六徽") == pytest.approx(0.0)  # the greedy reading itself
+    assert spot(frames, "徽") == pytest.approx(0.0)  # any part of it: the rest is free
+    read_as_six = spot(frames, "安徽")  # 安 is the frame's second choice
+    assert math.log(PROBS[1, 1] / PROBS[1, 2]) - 1e-9 <= read_as_six < 0.0
+    assert spot(frames, "江徽") < read_as_six  # a character the frame barely saw costs more
+
+
+def test_a_character_is_spotted_in_any_of_its_forms() -> None:
+    frames = top_frames(PROBS, CHARSET, INDEX, keep=4)
+
+    def forms(char: str) -> tuple[str, ...]:
+        return ("安", "六") if char == "安" else (char,)  # as if 六 were a form of 安
+
+    assert spot(frames, "安徽", forms) == pytest.approx(0.0)
+
+
+def test_many_texts_in_many_frames_are_spotted_as_each_alone() -> None:
+    one = top_frames(PROBS, CHARSET, INDEX, keep=4)
+    other = top_frames(PROBS[::-1].copy(), CHARSET, INDEX, keep=2)
+    texts = ["六徽", "安徽", "徽江", "江六"]
+    together = spots([one, other], texts)
+    assert together.tolist() == [[spot(f, text) for text in texts] for f in (one, other)]
+
+
+def test_every_rotation_of_a_ring_text_is_spotted_as_that_text() -> None:
+    frames = top_frames(PROBS, CHARSET, INDEX, keep=4)
+    turned = spot_rotations([frames], "徽六")
+    assert turned.tolist() == [[spot(frames, "徽六"), spot(frames, "六徽")]]
+    assert turned[0, 1] == pytest.approx(0.0)  # read from its second character: the reading

@@ -1,0 +1,253 @@
+"""CTC over a recogniser's per-frame probabilities: how likely a given text is, and which texts
+are likeliest under a language prior.
+
+A CTC recogniser answers, for each frame (a few pixels of the line image), a probability for
+every class: the blank and each character. A text is read by any path through the frames that
+collapses to it (repeats merged, blanks dropped); its probability is the sum over those paths,
+which the forward algorithm computes (`text_logprob`). That is what a greedy reading throws
+away: a faded or overprinted character the recogniser got wrong still gives its true
+character some probability, and a text that holds it keeps most of its likelihood.
+`spot` asks whether a given text is read somewhere in the frames: its best path over the
+frames it takes, against the best path of anything over those same frames.
+`beam_search` finds the likeliest texts with a prior over text (shallow fusion: the
+recogniser's log probability plus `weight` times the prior's, plus `bonus` per character),
+extending prefixes frame by frame (Hannun et al.'s prefix beam search).
+
+Only the likeliest classes of each frame are kept (`Frames`, `top_frames`): at most `keep`
+of those at least `KEPT` likely; a character outside them is taken to be `FLOOR` likely.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+NEG_INF = -math.inf
+# Classes less likely than this at a frame are not kept (most frames of a line are the blank's
+# at 0.99 and more: nothing of theirs is kept), and a character not kept is taken to be `FLOOR`
+# likely: a tenth of the least it could have been kept at.
+KEPT = 1e-4
+FLOOR = 1e-5
+BLANK_INDEX = 0
+
+Prior = Callable[[str, str], float]  # log P(next character | the text before it)
+
+
+@dataclass(frozen=True, eq=False)  # equal only to itself: arrays have no single truth value
+class Frames:
+    """A line's CTC probabilities, pruned: per frame the `classes` (indices into `charset`) of
+    its likeliest characters with their `probs`, most likely first, and the blank's."""
+
+    classes: np.ndarray  # int32 [T, K]
+    probs: np.ndarray  # float32 [T, K]
+    blank: np.ndarray  # float32 [T]
+    charset: Sequence[str]
+    index: Mapping[str, int]  # charset's inverse
+
+    @property
+    def length(self) -> int:
+        """Number of frames."""
+        return int(self.blank.shape[0])
+
+    def window(self, start: int, stop: int) -> Frames:
+        """Frames `start` to `stop` (clipped to the line)."""
+        start, stop = max(0, start), min(self.length, stop)
+        return Frames(
+            self.classes[start:stop], self.probs[start:stop], self.blank[start:stop], self.charset, self.index
+        )
+
+
+def top_frames(probs: np.ndarray, charset: Sequence[str], index: Mapping[str, int], keep: int) -> Frames:
+    """One line's float[T, C] softmax pruned to at most `keep` characters a frame, the
+    likeliest of those at least `KEPT` likely (the rest of a row: class 0, probability 0)."""
+    rows, cols = np.nonzero(probs[:, 1:] >= KEPT)  # sparse: far faster than a partition of every row
+    values = probs[rows, cols + 1]
+    order = np.lexsort((-values, rows))
+    rows, cols, values = rows[order], cols[order] + 1, values[order]
+    rank = np.arange(len(rows)) - np.searchsorted(rows, rows)  # place within its row
+    kept = rank < keep
+    classes = np.zeros((probs.shape[0], keep), np.int32)
+    chosen = np.zeros((probs.shape[0], keep), np.float32)
+    classes[rows[kept], rank[kept]] = cols[kept]
+    chosen[rows[kept], rank[kept]] = values[kept]
+    blank = np.ascontiguousarray(probs[:, BLANK_INDEX], dtype=np.float32)
+    return Frames(classes, chosen, blank, charset, index)
+
+
+Forms = Callable[[str], Sequence[str]]  # a character's equivalent forms (itself first)
+
+
+def _itself(char: str) -> Sequence[str]:
+    return (char,)
+
+
+def char_probs(frames: Frames, text: str, forms: Forms = _itself) -> np.ndarray:
+    """float64[T, len(text)]: each character's probability at each frame, the likeliest of its
+    `forms` (`FLOOR` where none is among the frame's kept classes or in the charset)."""
+    columns = []
+    for char in text:
+        ids = np.array([frames.index.get(form, -1) for form in forms(char)], np.int64)
+        hits = frames.classes[:, :, None] == ids[None, None, :]  # [T, K, forms]
+        columns.append(np.where(hits, frames.probs[:, :, None], 0.0).max(axis=(1, 2)))
+    found = np.stack(columns, axis=1) if columns else np.zeros((frames.length, 0))
+    return np.maximum(found.astype(np.float64), FLOOR)
+
+
+def text_logprob(frames: Frames, text: str) -> float:
+    """Natural log of the probability that the frames read `text` (the CTC forward algorithm
+    over the extended label: blank, first character, blank, ..., last, blank)."""
+    if not text:
+        return float(np.log(np.maximum(frames.blank.astype(np.float64), FLOOR)).sum())
+    chars = np.log(char_probs(frames, text))
+    blank = np.log(np.maximum(frames.blank.astype(np.float64), FLOOR))
+    size = 2 * len(text) + 1
+    # A label position may be skipped from two back when it is a character unlike the one two
+    # back (the blank between two equal characters must be read).
+    skip = np.zeros(size, bool)
+    skip[3::2] = [text[i] != text[i - 1] for i in range(1, len(text))]
+    alpha = np.full(size, NEG_INF)
+    alpha[0], alpha[1] = blank[0], chars[0, 0]
+    for t in range(1, frames.length):
+        stay = alpha
+        step = np.concatenate([[NEG_INF], alpha[:-1]])
+        jump = np.where(skip, np.concatenate([[NEG_INF, NEG_INF], alpha[:-2]]), NEG_INF)
+        alpha = np.logaddexp(np.logaddexp(stay, step), jump)
+        alpha[0::2] += blank[t]
+        alpha[1::2] += chars[t]
+    return float(np.logaddexp(alpha[-1], alpha[-2]))
+
+
+def _excess(frames: Frames, text: str, forms: Forms) -> tuple[np.ndarray, np.ndarray]:
+    """Log probabilities of each character of `text` (float[T, L]) and of the blank (float[T])
+    at each frame, less the log probability of the frame's likeliest class."""
+    top = frames.probs.max(axis=1) if frames.probs.size else np.zeros(frames.length)
+    best = np.log(np.maximum(np.maximum(frames.blank, top).astype(np.float64), FLOOR))
+    chars = np.log(char_probs(frames, text, forms)) - best[:, None]
+    blank = np.log(np.maximum(frames.blank.astype(np.float64), FLOOR)) - best
+    return chars, blank
+
+
+def _skips(text: str) -> np.ndarray:
+    """Which positions of the extended label (blank, c1, blank, ..., cL, blank) may be reached
+    from two back: a character unlike the one before it (between equal ones a blank is read)."""
+    skip = np.zeros(2 * len(text) + 1, bool)
+    skip[3::2] = [text[i] != text[i - 1] for i in range(1, len(text))]
+    return skip
+
+
+def _best_spots(chars: np.ndarray, blank: np.ndarray, skip: np.ndarray) -> np.ndarray:
+    """Viterbi with a free start and end, for B labels of one length at once: chars float[B, T,
+    L], blank float[B, T], skip bool[B, 2L+1]; the best path's total, float[B]."""
+    count, frames, _ = chars.shape
+    size = skip.shape[1]
+    delta = np.full((count, size), NEG_INF)
+    starts = np.full(size, NEG_INF)
+    starts[:2] = 0.0  # a path may begin at any frame, in the first blank or on the first character
+    found = np.full(count, NEG_INF)
+    pad = np.full((count, 2), NEG_INF)
+    for t in range(frames):
+        shifted = np.concatenate([pad, delta[:, :-1]], axis=1)  # [B, size + 1]: one back at 1:
+        step, jump = shifted[:, 1:], np.where(skip, shifted[:, :-1], NEG_INF)
+        delta = np.maximum(np.maximum(np.maximum(delta, step), jump), starts)
+        delta[:, 0::2] += blank[:, t, None]
+        delta[:, 1::2] += chars[:, t, :]
+        found = np.maximum(found, np.maximum(delta[:, -1], delta[:, -2]))  # it may end at any frame
+    return found
+
+
+def spots(frames: Sequence[Frames], texts: Sequence[str], forms: Forms = _itself) -> np.ndarray:
+    """`spot` of every text (all of one length) in every frames (all of one length) at once:
+    float[len(frames), len(texts)]."""
+    if not frames or not texts or not texts[0] or not frames[0].length:
+        return np.full((len(frames), len(texts)), NEG_INF)
+    pairs = [_excess(f, text, forms) for f in frames for text in texts]
+    chars = np.stack([c for c, _ in pairs])
+    blank = np.stack([b for _, b in pairs])
+    skip = np.stack([_skips(text) for _ in frames for text in texts])
+    return _best_spots(chars, blank, skip).reshape(len(frames), len(texts))
+
+
+def spot_rotations(frames: Sequence[Frames], text: str, forms: Forms = _itself) -> np.ndarray:
+    """`spot` of every rotation of `text` (a ring's text read from another start: rotation r
+    starts at its character r) in every frames: float[len(frames), len(text)]. Each frames'
+    character probabilities are read once and their columns turned."""
+    if not frames or not text or not frames[0].length:
+        return np.full((len(frames), len(text)), NEG_INF)
+    turns = [np.roll(np.arange(len(text)), -r) for r in range(len(text))]
+    rows = [_excess(f, text, forms) for f in frames]
+    chars = np.stack([c[:, turn] for c, _ in rows for turn in turns])
+    blank = np.stack([b for _, b in rows for _ in turns])
+    skip = np.stack([_skips(text[r:] + text[:r]) for _ in rows for r in range(len(text))])
+    return _best_spots(chars, blank, skip).reshape(len(frames), len(text))
+
+
+def spot(frames: Frames, text: str, forms: Forms = _itself) -> float:
+    """How well `text` reads somewhere in the frames: the log of its best path over the frames
+    it takes (free before and after them), less that of the best path of anything over the same
+    frames; 0 where it is the frames' own best reading there, negative otherwise."""
+    return float(spots([frames], [text], forms)[0, 0])
+
+
+@dataclass(frozen=True)
+class BeamParams:
+    """How the prefix beam search prunes and weighs the prior."""
+
+    beam: int = 8  # prefixes kept after each frame
+    cutoff: float = 0.001  # characters less likely than this at a frame are not tried there
+    weight: float = 0.5  # of the prior's log probability against the recogniser's
+    bonus: float = 0.0  # added per character (offsets the prior's cost of every character)
+
+
+def _add(a: float, b: float) -> float:
+    if a == NEG_INF:
+        return b
+    if b == NEG_INF:
+        return a
+    return max(a, b) + math.log1p(math.exp(-abs(a - b)))
+
+
+def _grow(after: dict[str, list[float]], prefix: str, blank_end: float, char_end: float) -> None:
+    """Add paths ending in a blank and in a character to a prefix's totals of the next frame."""
+    entry = after.setdefault(prefix, [NEG_INF, NEG_INF])
+    entry[0], entry[1] = _add(entry[0], blank_end), _add(entry[1], char_end)
+
+
+def beam_search(
+    frames: Frames, prior: Prior | None, params: BeamParams, best: int = 8
+) -> list[tuple[str, float]]:
+    """The `best` likeliest texts of the frames under the prior, each with its score (log
+    probability of its paths plus the prior's weighted log probability and the bonuses)."""
+    beams: dict[str, tuple[float, float]] = {"": (0.0, NEG_INF)}  # prefix -> (ends in blank, ends in char)
+    cache: dict[tuple[str, str], float] = {}
+
+    def scored(prefix: str, char: str) -> float:
+        key = (prefix[-4:], char)
+        if key not in cache:
+            cache[key] = params.weight * prior(prefix, char) + params.bonus if prior else params.bonus
+        return cache[key]
+
+    for t in range(frames.length):
+        blank = math.log(max(float(frames.blank[t]), FLOOR))
+        tried = [
+            (frames.charset[int(c)], math.log(float(p)))
+            for c, p in zip(frames.classes[t], frames.probs[t], strict=True)
+            if p >= params.cutoff  # padding (probability 0) never is
+        ]
+        after: dict[str, list[float]] = {}
+
+        for prefix, (in_blank, in_char) in beams.items():
+            _grow(after, prefix, _add(in_blank, in_char) + blank, NEG_INF)
+            for char, logp in tried:
+                extended = prefix + char
+                if prefix and prefix[-1] == char:  # the same character, not parted by a blank
+                    _grow(after, prefix, NEG_INF, in_char + logp)
+                    _grow(after, extended, NEG_INF, in_blank + logp + scored(prefix, char))
+                else:
+                    _grow(after, extended, NEG_INF, _add(in_blank, in_char) + logp + scored(prefix, char))
+        ranked = sorted(after.items(), key=lambda item: _add(*item[1]), reverse=True)
+        beams = {prefix: (ends[0], ends[1]) for prefix, ends in ranked[: params.beam]}
+    finals = sorted(((prefix, _add(*ends)) for prefix, ends in beams.items()), key=lambda item: -item[1])
+    return finals[:best]
