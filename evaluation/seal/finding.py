@@ -6,10 +6,11 @@
 
 Each page goes through `imgproc.seal.find_seals` (`find.find_on_page`, the finder the pipeline
 calls, white balance included), and its regions are scored by `scoring.score_page` with an
-empty rim text, so only recall and false seals mean anything here. Three sets: the seals-dev tuning part; the same real pages with
-their seals painted over (`without_seals`: real red print on which nothing may be found); and
-generated seeds (seal pages, then empty pages). The held-out part is reported only as a
-total, never page by page: nothing is tuned on it. Times are the finder's alone, per page.
+empty rim text, so only recall and false seals mean anything here. Three sets: the seals-dev
+tuning part; the same real pages with their seals painted over (`without_seals`: real red
+print on which nothing may be found); and generated seeds (seal pages, then empty pages). The
+held-out part is reported only as a total, never page by page: nothing is tuned on it. Times
+are the finder's alone, per page.
 """
 
 from __future__ import annotations

@@ -19,15 +19,14 @@ from google.protobuf import text_format
 from imgproc.imaging import decode_rgb, three_channels
 from imgproc.seal.config import SealConfig, served_config
 from imgproc.seal.pipeline import read_page
-from imgproc.seal.records import SealReading
-from imgproc.seal.repair import Correct
+from imgproc.seal.records import PageReading, SealReading
+from imgproc.seal.words import Words, load_words
 from imgproc.text import (
     Decoded,
     ctc_decode_chars,
     rec_preprocess,
 )
 from imgproc.text.charset import load_charset
-from imgproc.text.lexicon import corrector
 from imgproc.text.lines import read_lines
 from tritonclient.grpc import model_config_pb2
 
@@ -66,12 +65,14 @@ class OnnxSealModels:
     async def seal_text(self, tensor: np.ndarray) -> np.ndarray:
         return run_session(self.seal_det, tensor)
 
-    async def recognise(self, model: str, images: Sequence[np.ndarray], alternatives: int) -> list[Decoded]:
+    async def recognise(
+        self, model: str, images: Sequence[np.ndarray], alternatives: int, frames: int = 0
+    ) -> list[Decoded]:
         if model == SEQ2SEQ:
             return await self.seq2seq.recognise(images)
         session, charset = self._ctc_recogniser(model)
         batch = rec_preprocess([three_channels(image) for image in images])
-        return ctc_decode_chars(run_session(session, batch), charset, alternatives)
+        return ctc_decode_chars(run_session(session, batch), charset, alternatives, frames)
 
     async def read_lines(self, image: np.ndarray) -> list[Line]:
         async def detect(tensor: np.ndarray) -> np.ndarray:
@@ -97,9 +98,9 @@ def seal_model_config(model_repository: Path = MODEL_REPOSITORY) -> SealConfig:
     return served_config(model_parameters(model_repository / "seal"))
 
 
-def rim_corrector(model_repository: Path, config: SealConfig) -> Correct:
-    """The seal model's word-list correction, from the files provisioned beside it."""
-    return corrector(model_repository / "seal" / "1", config.repair.lexicon_weight)
+def seal_words(model_repository: Path, config: SealConfig) -> Words:
+    """The seal model's word list and variants table, from the files provisioned beside it."""
+    return load_words(model_repository / "seal" / "1", config.repair)
 
 
 def found_seal(reading: SealReading) -> FoundSeal:
@@ -118,11 +119,15 @@ class InProcessSeal:
     ):
         self.config = seal_model_config(model_repository) if config is None else config
         self.models = OnnxSealModels(model_repository, threads)
-        self.correct = rim_corrector(model_repository, self.config)
+        self.words = seal_words(model_repository, self.config)
+
+    def page(self, image: bytes, expected: Sequence[str] = ()) -> PageReading:
+        """Every seal of an encoded page with its text, and the verdict on each expected name."""
+        return asyncio.run(read_page(decode_rgb(image), self.models, self.config, self.words, expected))
 
     def readings(self, image: bytes) -> list[SealReading]:
         """Every seal of an encoded page with its text."""
-        return asyncio.run(read_page(decode_rgb(image), self.models, self.config, self.correct))
+        return self.page(image).seals
 
     def read_page(self, image: bytes) -> list[FoundSeal]:
         """What /v1/seal answers for a page, in the scorer's terms."""

@@ -49,7 +49,9 @@ class FakeModels:
     async def seal_text(self, tensor: np.ndarray) -> np.ndarray:
         raise AssertionError("no detection in these tests")
 
-    async def recognise(self, model: str, images: Sequence[np.ndarray], alternatives: int) -> list[Decoded]:
+    async def recognise(
+        self, model: str, images: Sequence[np.ndarray], alternatives: int, frames: int = 0
+    ) -> list[Decoded]:
         self.calls.append((model, len(images)))
         return [decoded(*self.table[model][int(i[0, 0])]) for i in images]
 
@@ -62,7 +64,7 @@ class FakeModels:
 
 def rim(models: FakeModels, *strips: Strip) -> Decoded | None:
     """The rim read, then repaired, as the pipeline does."""
-    read = asyncio.run(read_rim(strips, models, CONFIG.read))
+    read = asyncio.run(read_rim(strips, models, CONFIG.read)).line
     return None if read is None else repair_rim(read, as_read, CONFIG.repair)
 
 
@@ -183,7 +185,7 @@ def test_only_an_oval_whose_rim_went_unread_is_read_whole_for_the_invoice_title(
         (("天津君和缘商贸有限公司", 0.99), [("first", 1)], "天津君和缘商贸有限公司"),
     ]:
         models = FakeModels({"first": {1: rim_read}}, lines=title)
-        reading = asyncio.run(read_strips(crop, strips, models, CONFIG))
+        reading = asyncio.run(read_strips(crop, strips, models, CONFIG)).reading
         assert (reading.rim_text, sorted(models.calls)) == (expected, calls)
 
 
@@ -195,7 +197,7 @@ def test_an_oval_whose_rim_went_unread_is_read_with_the_page_beside_it_for_the_t
     strips = SealStrips(rim=(Strip(image(1)),))
     for lines_wide, expected in [(crop.bgr.shape[1] + 1, "全国统一发票监制章"), (1000, "晋")]:
         models = FakeModels({"first": {1: ("晋", 0.99)}}, [("增值税专用发票", 0.9)], lines_wide)
-        reading = asyncio.run(read_strips(crop, strips, models, CONFIG))
+        reading = asyncio.run(read_strips(crop, strips, models, CONFIG)).reading
         calls = [("first", 1), ("read_lines", 1), ("read_lines", 1)]  # the crop, and the wider view
         assert (reading.rim_text, sorted(models.calls)) == (expected, calls)
 

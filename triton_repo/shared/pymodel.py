@@ -302,14 +302,16 @@ async def recognise_chars(
     charset: Sequence[str],
     model: RecognitionModel = PPOCR_V4,
     alternatives: int = 0,
+    frames: int = 0,
 ) -> list[Decoded]:
     """Each line image (gray or BGR) read per character, with the `alternatives` likeliest
-    characters of each, in one BLS call; raises ModelCallError."""
+    characters of each (and `frames` of every frame, `Decoded.frames`), in one BLS call;
+    raises ModelCallError."""
     if not images:  # Triton rejects an empty batch
         return []
     batch = rec_preprocess([three_channels(image) for image in images])
     probs = await call_model_async(model.name, {RECOGNITION_INPUT: batch}, model.output)
-    return ctc_decode_chars(probs, charset, alternatives)
+    return ctc_decode_chars(probs, charset, alternatives, frames)
 
 
 async def recognise_seq2seq(images: Sequence[np.ndarray], model: str) -> list[Decoded]:

@@ -13,18 +13,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from imgproc.imaging import decode_rgb
+from imgproc.imaging import Refused, decode_rgb
 from imgproc.seal.config import SealConfig, served_config
 from imgproc.seal.pipeline import read_page
-from imgproc.seal.records import Line, SealReading
+from imgproc.seal.records import Line, PageReading
+from imgproc.seal.words import load_words
 from imgproc.text import Decoded
-from imgproc.text.lexicon import corrector
 from pymodel import (
     RECOGNITION_MODELS,
     AsyncPerRequestModel,
     call_model_async,
     max_pixels,
     model_config,
+    optional_input,
     parameters,
     read_lines,
     recognise_chars,
@@ -36,6 +37,8 @@ from pymodel import (
 )
 
 SEAL_TEXT_MODEL = "seal_text_detection"
+MAX_EXPECTED = 20  # expected names a request may carry (the gateway's limit too)
+MAX_NAME_CHARS = 64
 SEAL_TEXT_INPUT = "x"
 SEAL_TEXT_OUTPUT = "fetch_name_0"
 
@@ -55,10 +58,13 @@ class TritonSealModels:
     async def seal_text(self, tensor: np.ndarray) -> np.ndarray:
         return await call_model_async(SEAL_TEXT_MODEL, {SEAL_TEXT_INPUT: tensor}, SEAL_TEXT_OUTPUT)
 
-    async def recognise(self, model: str, images: Sequence[np.ndarray], alternatives: int) -> list[Decoded]:
+    async def recognise(
+        self, model: str, images: Sequence[np.ndarray], alternatives: int, frames: int = 0
+    ) -> list[Decoded]:
         if model not in RECOGNITION_MODELS:  # an encoder-decoder BLS model: no CTC alternatives
             return await recognise_seq2seq(images, model)
-        return await recognise_chars(images, self._charsets[model], RECOGNITION_MODELS[model], alternatives)
+        charset, recogniser = self._charsets[model], RECOGNITION_MODELS[model]
+        return await recognise_chars(images, charset, recogniser, alternatives, frames)
 
     async def read_lines(self, image: np.ndarray) -> list[Line]:
         return await read_lines(image, self._lines_charset)
@@ -69,10 +75,38 @@ def seal_config(args: dict[str, str]) -> SealConfig:
     return served_config(parameters(model_config(args)))
 
 
-def _tensors(readings: list[SealReading]) -> dict[str, np.ndarray]:
+def expected_names(request: Any) -> list[str]:
+    """The request's expected names (the optional `EXPECTED` input); raises Refused for more
+    than `MAX_EXPECTED`, an empty one or one longer than `MAX_NAME_CHARS` (the gateway checks
+    them first; this guards the model's own callers)."""
+    tensor = optional_input(request, "EXPECTED")
+    names = [] if tensor is None else [bytes(name).decode("utf-8", "replace") for name in tensor.reshape(-1)]
+    if len(names) > MAX_EXPECTED:
+        raise Refused(f"{len(names)} expected names; at most {MAX_EXPECTED} are checked")
+    if any(not name.strip() or len(name) > MAX_NAME_CHARS for name in names):
+        raise Refused(f"an expected name must hold 1 to {MAX_NAME_CHARS} characters")
+    return names
+
+
+def _verdicts(page: PageReading) -> dict[str, np.ndarray]:
+    """The expected names' verdicts and each seal's best expected name, as flat tensors."""
+    matches = [reading.match for reading in page.seals]
+    return {
+        "MATCH_TEXTS": strings([match.text if match else "" for match in matches]),
+        "MATCH_SCORES": np.array([match.score if match else 0.0 for match in matches], np.float32),
+        "EXPECTED_FOUND": np.array([verdict.found for verdict in page.expected], np.bool_),
+        "EXPECTED_SCORES": np.array([verdict.score for verdict in page.expected], np.float32),
+        "EXPECTED_SEALS": np.array(
+            [-1 if verdict.seal is None else verdict.seal for verdict in page.expected], np.int32
+        ),
+    }
+
+
+def _tensors(page: PageReading) -> dict[str, np.ndarray]:
+    readings = page.seals
     inner = [(i, line) for i, reading in enumerate(readings) for line in reading.inner]
     codes = [(i, code) for i, reading in enumerate(readings) for code in reading.codes]
-    return {
+    return _verdicts(page) | {
         "BOXES": np.array([r.region.box for r in readings], np.float32).reshape(-1, 4),
         "SHAPES": strings([r.region.shape.value for r in readings]),
         "RIM_TEXTS": strings([r.rim_text for r in readings]),
@@ -93,9 +127,10 @@ class TritonPythonModel(AsyncPerRequestModel):
         self._config = seal_config(args)
         self._models = TritonSealModels(args, self._config)
         version = Path(args["model_repository"]) / args["model_version"]
-        self._correct = corrector(version, self._config.repair.lexicon_weight)
+        self._words = load_words(version, self._config.repair)
 
     async def respond(self, request: Any) -> Any:
+        expected = expected_names(request)
         page = decode_rgb(request_bytes(request)[0], self._max_pixels)
-        readings = await read_page(page, self._models, self._config, self._correct)
-        return response(**_tensors(readings))
+        reading = await read_page(page, self._models, self._config, self._words, expected)
+        return response(**_tensors(reading))

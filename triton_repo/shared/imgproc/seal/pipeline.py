@@ -1,6 +1,6 @@
 """A page in, every seal's text out: the stages in order, with the models behind one interface.
 
-    find -> fit -> cut -> locate -> unwrap -> read -> repair
+    find -> fit -> cut -> locate -> unwrap -> read -> repair -> trust
 
 The models are called through `SealModels`, whose methods are coroutines: the seal BLS
 implements it with Triton BLS requests (`async_exec`), the evaluation harness with ONNX
@@ -13,6 +13,7 @@ model instances).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import Protocol
 
 import numpy as np
@@ -24,9 +25,11 @@ from .cut import cut_seal
 from .find import find_on_page
 from .locate import locate_seal
 from .read import Readers, read_around, read_seal
-from .records import SealCrop, SealReading, SealStrips
-from .repair import Correct, as_read, repair_rim, seal_reading, wants_surroundings
+from .records import PageReading, SealCrop, SealStrips
+from .repair import repair_rim, seal_reading, wants_surroundings
+from .trust import Seal, page_reading, trusted
 from .unwrap import unwrap_seal
+from .words import NO_WORDS, Words
 
 
 class SealModels(Readers, Protocol):
@@ -52,10 +55,10 @@ async def seal_strips(crop: SealCrop, models: SealModels, config: SealConfig = D
 
 
 async def read_crop(
-    crop: SealCrop, models: SealModels, config: SealConfig = DEFAULT_CONFIG, correct: Correct = as_read
-) -> SealReading:
-    """Everything one seal says."""
-    return await read_strips(crop, await seal_strips(crop, models, config), models, config, correct)
+    crop: SealCrop, models: SealModels, config: SealConfig = DEFAULT_CONFIG, words: Words = NO_WORDS
+) -> Seal:
+    """Everything one seal says, and what names are checked on."""
+    return await read_strips(crop, await seal_strips(crop, models, config), models, config, words)
 
 
 async def read_strips(
@@ -63,26 +66,32 @@ async def read_strips(
     strips: SealStrips,
     models: SealModels,
     config: SealConfig = DEFAULT_CONFIG,
-    correct: Correct = as_read,
-) -> SealReading:
+    words: Words = NO_WORDS,
+) -> Seal:
     """Everything one seal says, from what there is to read of it."""
     readings = await read_seal(strips, models, config.read)
-    rim = None if readings.rim is None else repair_rim(readings.rim, correct, config.repair)
+    rim = None if readings.rim is None else repair_rim(readings.rim, words.correct, config.repair)
     # A rim that went unread may be told by what is read around the seal (an invoice's title).
-    around = (
-        await read_around(crop, models, config.read) if wants_surroundings(crop.region.shape, rim) else None
-    )
-    return seal_reading(crop.region, rim, readings, correct, config.repair, around)
+    wanted = wants_surroundings(crop.region.shape, rim)
+    around = await read_around(crop, models, config.read) if wanted else None
+    reading = seal_reading(crop.region, rim, readings, words.correct, config.repair, around)
+    return trusted(reading, readings, words, config.trust)
 
 
 async def read_page(
-    rgb: np.ndarray, models: SealModels, config: SealConfig = DEFAULT_CONFIG, correct: Correct = as_read
-) -> list[SealReading]:
-    """Every seal on an RGB page with its text; empty when there is none. Raises TooManySeals."""
+    rgb: np.ndarray,
+    models: SealModels,
+    config: SealConfig = DEFAULT_CONFIG,
+    words: Words = NO_WORDS,
+    expected: Sequence[str] = (),
+) -> PageReading:
+    """Every seal on an RGB page with its text (none when there is none), and whether each
+    `expected` name is on it. Raises TooManySeals."""
     crops = find_page_seals(rgb, config)
     if len(crops) > config.max_seals:
         raise TooManySeals(
             f"{len(crops)} seals found on one page; at most {config.max_seals} are read per page "
             "(send the seals in parts)"
         )
-    return list(await asyncio.gather(*(read_crop(crop, models, config, correct) for crop in crops)))
+    seals = await asyncio.gather(*(read_crop(crop, models, config, words) for crop in crops))
+    return page_reading(seals, expected, words, config.trust)

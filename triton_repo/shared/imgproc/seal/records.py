@@ -18,6 +18,7 @@ from enum import Enum
 import numpy as np
 
 from imgproc.text import Decoded
+from imgproc.text.ctc import Frames
 
 from .runs import Run
 
@@ -243,23 +244,80 @@ class SealStrips:
 
 
 @dataclass(frozen=True)
+class RimSource:
+    """One rim candidate as one recogniser read it: its per-frame probabilities (what a text is
+    scored on), the candidate's group (its geometry: one arc, one way up) and prior."""
+
+    frames: Frames
+    group: int
+    prior: float
+    recogniser: str
+
+
+@dataclass(frozen=True)
 class Readings:
     """What the recognisers read of one seal (read's output): the rim's reading with its
-    alternatives and characters put in (None without rim candidates), the chosen reading of
-    each other arc and of each inner line, in that order, and the lines found and read in its
-    interiors (in the orientation that read best)."""
+    alternatives and characters put in (None without rim candidates), every rim candidate's
+    probabilities by every recogniser that read it (`sources`, the chosen reading's group
+    `group`), the chosen reading of each other arc and of each inner line, in that order, and
+    the lines found and read in its interiors (in the orientation that read best)."""
 
     rim: Decoded | None
     lines: tuple[Decoded, ...] = ()
     found: tuple[Line, ...] = ()
+    sources: tuple[RimSource, ...] = ()
+    group: int = 0
+
+
+@dataclass(frozen=True)
+class RimEvidence:
+    """What a rim's reading rests on (trust's input to its score): its support (the log of how
+    well its frames read it against their own best reading, at most 0), the share of its
+    group's sources that agree with it, and the mean probability of its characters as read."""
+
+    support: float
+    agreement: float
+    confidence: float
+
+
+@dataclass(frozen=True)
+class Match:
+    """A seal's best expected name, and how sure it is that the seal says it."""
+
+    text: str
+    score: float
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """An expected name: whether a seal of the page says it, how sure that is, and which seal
+    (its index; None when not found)."""
+
+    text: str
+    found: bool
+    score: float
+    seal: int | None
 
 
 @dataclass(frozen=True)
 class SealReading:
-    """The text of one seal (repair's output): rim, inner lines and number codes, with confidences."""
+    """The text of one seal (repair's output, then trust's): rim, inner lines and number codes,
+    with confidences; the rim's score is trust's calibrated probability that it reads exactly,
+    with the evidence it rests on; `match`, the seal's best expected name, when names are
+    expected."""
 
     region: SealRegion
     rim_text: str
     rim_score: float
     inner: list[Line] = field(default_factory=list)
     codes: list[str] = field(default_factory=list)
+    evidence: RimEvidence | None = None
+    match: Match | None = None
+
+
+@dataclass(frozen=True)
+class PageReading:
+    """Every seal of a page, largest first, and the verdict on each expected name."""
+
+    seals: list[SealReading]
+    expected: list[Verdict] = field(default_factory=list)

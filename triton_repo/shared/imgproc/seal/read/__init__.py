@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -22,7 +23,7 @@ from imgproc.text import Decoded
 
 from ..codes import is_code
 from ..cut import beside
-from ..records import Line, Readings, SealCrop, SealStrips, Strip
+from ..records import Line, Readings, RimSource, SealCrop, SealStrips, Strip
 from .choose import best_in_pool, best_index, best_orientation, with_other_readings
 from .params import DEFAULT_READ, ReadParams, Recognisers
 from .repeats import restored_repeats, stretched_image
@@ -43,8 +44,11 @@ __all__ = [
 class Readers(Protocol):
     """The recognisers, as read calls them; each method may raise, and its error passes through."""
 
-    async def recognise(self, model: str, images: Sequence[np.ndarray], alternatives: int) -> list[Decoded]:
-        """Each line image read by the recogniser `model`, with `alternatives` per character."""
+    async def recognise(
+        self, model: str, images: Sequence[np.ndarray], alternatives: int, frames: int = 0
+    ) -> list[Decoded]:
+        """Each line image read by the recogniser `model`, with `alternatives` per character and,
+        when `frames` is set, that many likeliest characters of every frame (`Decoded.frames`)."""
 
     async def read_lines(self, image: np.ndarray) -> list[Line]:
         """The text lines of an image, found by the general text detector and read."""
@@ -57,24 +61,43 @@ async def _all_readings(
     reading is unsure (`best_in_pool`); each recogniser reads them all as one batch."""
     first, others = params.recognisers.first, params.recognisers.others
     images = [strip.image for strip in rim]
-    readings = {first: await models.recognise(first, images, params.alternatives)}
+    readings = {first: await models.recognise(first, images, params.alternatives, params.frames)}
     priors, groups = [strip.prior for strip in rim], [strip.group for strip in rim]
     _, sureness = best_in_pool(readings[first], priors, groups, params)
     if sureness < params.sure and others:
-        more = await asyncio.gather(*(models.recognise(name, images, params.alternatives) for name in others))
+        more = await asyncio.gather(
+            *(models.recognise(name, images, params.alternatives, params.frames) for name in others)
+        )
         readings.update(zip(others, more, strict=True))
     return readings
 
 
-async def read_rim(
-    rim: tuple[Strip, ...], models: Readers, params: ReadParams = DEFAULT_READ
-) -> Decoded | None:
+def _sources(rim: tuple[Strip, ...], readings: dict[str, list[Decoded]]) -> tuple[RimSource, ...]:
+    """Every reading of a rim candidate that kept its frames, with the candidate's group and prior."""
+    return tuple(
+        RimSource(line.frames, strip.group, strip.prior, model)
+        for model, lines in readings.items()
+        for strip, line in zip(rim, lines, strict=True)
+        if line.frames is not None
+    )
+
+
+@dataclass(frozen=True)
+class RimRead:
+    """The rim's reading (`read_rim`), every candidate's reading's frames, the reading's group."""
+
+    line: Decoded | None
+    sources: tuple[RimSource, ...] = ()
+    group: int = 0
+
+
+async def read_rim(rim: tuple[Strip, ...], models: Readers, params: ReadParams = DEFAULT_READ) -> RimRead:
     """The rim's reading: the best prior-weighted reading of any candidate by any recogniser
     that read it (`best_in_pool`), with the other readings of its group as alternatives,
-    skipped characters filled in (between characters, and a pitch past either end); None for
-    a seal without rim candidates."""
+    skipped characters filled in (between characters, and a pitch past either end); no line
+    for a seal without rim candidates."""
     if not rim:
-        return None
+        return RimRead(None)
     images, priors = [strip.image for strip in rim], [strip.prior for strip in rim]
     readings = await _all_readings(rim, models, params)
     pool = [(i, line) for lines in readings.values() for i, line in enumerate(lines)]
@@ -94,7 +117,7 @@ async def read_rim(
             params.recognisers.first, [w.image for w in windows], params.alternatives
         )
         best = filled(best, windows, reads)
-    return best
+    return RimRead(best, _sources(rim, readings), group)
 
 
 async def _with_repeats(
@@ -145,7 +168,7 @@ async def read_seal(strips: SealStrips, models: Readers, params: ReadParams = DE
     rim, (lines, found) = await asyncio.gather(
         read_rim(strips.rim, models, params), read_lines(strips, models, params)
     )
-    return Readings(rim, tuple(lines), tuple(found))
+    return Readings(rim.line, tuple(lines), tuple(found), rim.sources, rim.group)
 
 
 async def read_around(crop: SealCrop, models: Readers, params: ReadParams = DEFAULT_READ) -> list[Line]:

@@ -33,6 +33,9 @@ class ReadParams:
     # (3 of them real: print read along, 役 and 检 under JPEG) and none less; 0.99 as 0.97.
     sure: float = 0.97
     alternatives: int = 10  # characters each recogniser offers per character, for repair to choose among
+    # A rim candidate's likeliest characters kept per frame (`Decoded.frames`): what a name is
+    # scored on. The rest of a frame's thousands of classes share a few percent at most.
+    frames: int = 32
     # Two rim characters further apart than this many times the line's median pitch have lost
     # one between them; lines of fewer characters than `min_pitch_chars` have no pitch.
     pitch_gap: float = 1.6

@@ -217,4 +217,5 @@ def filled(line: Decoded, windows: Sequence[Window], reads: Sequence[Decoded]) -
         line.length,
         tuple(options) if line.alternatives else (),
         tuple(gaps) if line.insertions or any(gaps) else (),
+        line.frames,
     )

@@ -14,12 +14,11 @@ in and around it says so. `RepairParams` holds every threshold.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from imgproc.text import Decoded
 
 from ..codes import checked_code, code_options, code_text, is_code
 from ..records import Line, Readings, SealReading, SealRegion, Shape
+from ..words import Correct, as_read
 from .ends import trim_rim_ends, without_inner_marks
 from .names import fix_legal_form, started_after_legal_form, without_unsure_tail
 from .params import DEFAULT_REPAIR, RepairParams
@@ -33,9 +32,6 @@ from .standard import (
     supervision_rim,
 )
 
-# Rewrites a reading using its characters' alternatives (`imgproc.text.lexicon.correct`).
-Correct = Callable[[Decoded], Decoded]
-
 __all__ = [
     "DEFAULT_REPAIR",
     "Correct",
@@ -45,11 +41,6 @@ __all__ = [
     "seal_reading",
     "wants_surroundings",
 ]
-
-
-def as_read(line: Decoded) -> Decoded:
-    """No correction: the reading as it is (where no word list is at hand)."""
-    return line
 
 
 def repair_rim(line: Decoded, correct: Correct = as_read, params: RepairParams = DEFAULT_REPAIR) -> Decoded:

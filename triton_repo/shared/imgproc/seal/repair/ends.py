@@ -170,6 +170,7 @@ def without_inner_marks(line: Decoded) -> Decoded:
         line.length,
         tuple(line.alternatives[i] for i in kept) if line.alternatives else (),
         tuple(tuple(gap) for gap in merged) if line.insertions else (),
+        line.frames,
     )
 
 

@@ -1,0 +1,100 @@
+"""The trust stage (imgproc.seal.trust): a rim's evidence and calibrated score, and expected
+names checked against a seal's frames, on made-up frames."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from imgproc.seal.records import Line, Readings, RimSource, SealReading, SealRegion, Shape
+from imgproc.seal.trust import DEFAULT_TRUST, Seal, page_reading, trusted
+from imgproc.seal.trust.evidence import rim_evidence, rim_score
+from imgproc.seal.trust.verify import name_score
+from imgproc.seal.words import NO_WORDS
+from imgproc.text import Decoded
+from imgproc.text.ctc import top_frames
+
+CHARSET = ("blank", *"上海星辰科技有限公司北京", "（", "(")
+INDEX = {char: i for i, char in enumerate(CHARSET)}
+REGION = SealRegion(Shape.ROUND, (50.0, 50.0), (40.0, 40.0), 0.0, (10, 10, 90, 90), False, 1.0)
+
+
+def frames_reading(
+    text: str, sure: float = 0.95, unsure: dict[int, tuple[str, float]] | None = None
+) -> RimSource:
+    """Frames that read `text`, a character every two frames, blanks between; `unsure` puts
+    another character at a position with its probability (the true one keeps the rest)."""
+    rows = []
+    for i, char in enumerate(text):
+        row = np.full(len(CHARSET), 1e-6)
+        if unsure and i in unsure:
+            other, prob = unsure[i]
+            row[INDEX[other]], row[INDEX[char]] = prob, 1.0 - prob
+        else:
+            row[INDEX[char]] = sure
+        rows += [row, np.eye(len(CHARSET))[0] * 0.99 + 1e-6]
+    probs = np.array(rows)
+    probs /= probs.sum(axis=1, keepdims=True)
+    return RimSource(top_frames(probs, CHARSET, INDEX, keep=4), 0, 1.0, "fake")
+
+
+def seal(text: str, sources: tuple[RimSource, ...], score: float = 0.9) -> Seal:
+    return Seal(SealReading(REGION, text, score), sources)
+
+
+def test_a_rim_its_frames_read_has_full_support_and_every_source_agrees() -> None:
+    sources = (frames_reading("上海星辰科技有限公司"), frames_reading("上海星辰科技有限公司"))
+    evidence = rim_evidence("上海星辰科技有限公司", 0.95, sources, 0, NO_WORDS.forms)
+    assert evidence.support == pytest.approx(0.0, abs=1e-9) and evidence.agreement == 1.0
+    changed = rim_evidence("上海星辰北京有限公司", 0.95, sources, 0, NO_WORDS.forms)
+    assert changed.support < -20 and changed.agreement == 0.0
+    assert rim_score(changed) < rim_score(evidence)
+
+
+def test_a_misread_character_still_supports_the_true_name_and_a_changed_one_not() -> None:
+    """科 read as 北 (0.7 against 0.3): the reading is wrong, the true name is still found."""
+    source = frames_reading("上海星辰科技有限公司", unsure={4: ("北", 0.7)})
+    misread = seal("上海星辰北技有限公司", (source,))
+    assert name_score("上海星辰科技有限公司", misread, NO_WORDS) >= DEFAULT_TRUST.found_score
+    assert name_score("上海星辰京技有限公司", misread, NO_WORDS) < DEFAULT_TRUST.found_score
+    assert name_score("北京星辰科技有限公司", misread, NO_WORDS) < DEFAULT_TRUST.found_score
+
+
+def test_a_name_read_from_another_start_on_the_ring_is_found() -> None:
+    source = frames_reading("有限公司上海星辰科技")
+    assert name_score("上海星辰科技有限公司", seal("有限公司上海星辰科技", (source,)), NO_WORDS) > 0.99
+
+
+def test_a_rim_that_reads_the_name_scores_it_even_without_frames_for_it() -> None:
+    """A standard text restored under print: no frame saw it, but the answer is the name."""
+    restored = seal("全国统一发票监制章", (frames_reading("上海"),), score=0.8)
+    assert name_score("全国统一发票监制章", restored, NO_WORDS) == pytest.approx(0.8)
+
+
+def test_both_sides_are_normalized_brackets_and_spaces() -> None:
+    """The frames read a full-width bracket; the caller wrote a half-width one and a space."""
+    source = frames_reading("上海（北京")
+    name = NO_WORDS.normalized("上海(北 京")
+    assert name == "上海(北京"
+    assert name_score(name, seal("上海（北京", (source,)), NO_WORDS) > 0.99
+
+
+def test_each_name_gets_the_seal_that_says_it_and_each_seal_its_best_name() -> None:
+    seals = [
+        seal("北京星辰科技有限公司", (frames_reading("北京星辰科技有限公司"),)),
+        seal("上海星辰科技有限公司", (frames_reading("上海星辰科技有限公司"),)),
+    ]
+    page = page_reading(seals, ["上海星辰科技有限公司", "上海辰星公司"], NO_WORDS)
+    first, second = page.expected
+    assert (first.found, first.seal) == (True, 1) and first.score > 0.99
+    assert (second.found, second.seal) == (False, None)
+    assert [s.match.text if s.match else None for s in page.seals] == ["上海星辰科技有限公司"] * 2
+    assert page_reading(seals, [], NO_WORDS).seals[0].match is None
+
+
+def test_a_rect_seal_keeps_its_reading_score() -> None:
+    rect = SealReading(
+        SealRegion(Shape.RECT, (5.0, 5.0), (4.0, 2.0), 0.0, (1, 3, 9, 7), False, 1.0), "收讫", 0.77
+    )
+    lines: tuple[Line, ...] = ()
+    assert trusted(rect, Readings(None, found=lines), NO_WORDS).reading.rim_score == 0.77
+    assert trusted(rect, Readings(Decoded((), ())), NO_WORDS).reading.rim_score == 0.77

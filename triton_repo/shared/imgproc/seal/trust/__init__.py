@@ -1,0 +1,46 @@
+"""trust: a seal's answer and what the recognisers saw in (`SealReading`, `Readings`), the
+answer with scores that mean what they say out.
+
+A rim's score becomes the probability that it reads exactly, from the evidence its reading
+rests on (`evidence`: how well the frames support the text, how many sources agree, how surely
+it was read), by a logistic model fitted on the real tuning part (`python -m
+evaluation.seal.trust`). Names the caller expects are checked against every seal's frames
+(`verify`): a name is found where the frames support it, even where the reading went wrong on
+a faded character. `TrustParams` holds every threshold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from ..records import PageReading, Readings, SealReading
+from ..words import Words
+from .evidence import rim_evidence, rim_score
+from .params import DEFAULT_TRUST, TrustParams
+from .verify import Seal, verdicts
+
+__all__ = ["DEFAULT_TRUST", "Seal", "TrustParams", "page_reading", "trusted"]
+
+
+def trusted(
+    reading: SealReading, readings: Readings, words: Words, params: TrustParams = DEFAULT_TRUST
+) -> Seal:
+    """The seal's answer with its rim's score calibrated (round and oval seals; a rectangular
+    seal's main text keeps the confidence it was read with), and what names are checked on."""
+    if not reading.region.is_elliptic or readings.rim is None:
+        return Seal(reading, readings.sources)
+    text = words.normalized(reading.rim_text)
+    evidence = rim_evidence(text, reading.rim_score, readings.sources, readings.group, words.forms, params)
+    return Seal(replace(reading, rim_score=rim_score(evidence, params), evidence=evidence), readings.sources)
+
+
+def page_reading(
+    seals: Sequence[Seal], expected: Sequence[str], words: Words, params: TrustParams = DEFAULT_TRUST
+) -> PageReading:
+    """Every seal's answer, each with its best expected name, and each name's verdict."""
+    if not expected:
+        return PageReading([seal.reading for seal in seals])
+    found, matches = verdicts(expected, seals, words, params)
+    answers = [replace(seal.reading, match=match) for seal, match in zip(seals, matches, strict=True)]
+    return PageReading(answers, found)
