@@ -34,9 +34,9 @@ models: $(VENV)/.installed
 # The OCR reference (rapidocr-onnxruntime) needs numpy>=2, so it lives in its own environment.
 reference: $(REF_VENV)/.installed
 
-$(REF_VENV)/.installed: tests/support/requirements-ref.txt
+$(REF_VENV)/.installed: evaluation/support/requirements-ref.txt
 	test -x $(REF_VENV)/bin/python || $(PYTHON) -m venv $(REF_VENV)
-	$(REF_VENV)/bin/python -m pip install -q -r tests/support/requirements-ref.txt
+	$(REF_VENV)/bin/python -m pip install -q -r evaluation/support/requirements-ref.txt
 	touch $@
 
 # The Triton image runs the python models on its own Python (3.10) with its own pins

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from bench import app_overhead, frontdoor, ocr, seal, soak
 from bench.serving import local_stack, split_cores
-from tests.support.digits import load_mnist
+from evaluation.support.digits import load_mnist
 
 STACK_SUITES = ("frontdoor", "ocr", "seal", "soak")  # these need a running Triton and gateway
 SUITES = ("app", *STACK_SUITES)

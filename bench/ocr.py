@@ -1,6 +1,6 @@
 """/v1/ocr beside RapidOCR in-process: pages/s at concurrency 1, 4 and 16, in alternating rounds.
 
-Both read the same generated pages (tests/support/text_corpus.py) in the same run. The
+Both read the same generated pages (evaluation/support/text_corpus.py) in the same run. The
 reference (bench/reference_throughput.py, in .venv-ref: it needs numpy>=2) is one process
 that reads with as many threads as /v1/ocr has clients, each thread with its own engine on
 one ONNX Runtime thread per session, as our models have. Each round measures every level on
@@ -22,12 +22,12 @@ from pathlib import Path
 import numpy as np
 
 from bench.serving import Stack, closed_loop, gateway_share, gateway_snapshot, step_table, step_times
+from evaluation.support.reference_ocr import REFERENCE_PYTHON
+from evaluation.support.text_corpus import generate_corpus
 from gateway.local_triton import PROJECT_ROOT
-from tests.support.text_corpus import generate_corpus
 
 CONCURRENCY = (1, 4, 16)
 ROUTE, MODEL = "/v1/ocr", "ocr"
-REFERENCE_PYTHON = PROJECT_ROOT / ".venv-ref" / "bin" / "python"
 REFERENCE_SCRIPT = PROJECT_ROOT / "bench" / "reference_throughput.py"
 PAGES = 6  # at most this many distinct pages (the corpus gives 4 clean ones), cycled through
 

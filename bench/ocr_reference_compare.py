@@ -2,8 +2,8 @@
 
     PYTHONPATH=triton_repo/shared:. .venv/bin/python bench/ocr_reference_compare.py [--check]
 
-Renders `tests/support/text_corpus`, writes the images under bench/results/ocr_compare/,
-runs the reference (`.venv-ref`, tests/support/reference_ocr.py) in a subprocess and ours
+Renders `evaluation/support/text_corpus`, writes the images under bench/results/ocr_compare/,
+runs the reference (`.venv-ref`, evaluation/support/reference_ocr.py) in a subprocess and ours
 (evaluation/ocr.py) in this process, both on one ONNX Runtime thread, and
 prints a table: "full" is the whole pipeline on every image (page CER over the lines joined
 in reading order), "rec" is recognition without detection on the single-line images. It also
@@ -26,13 +26,13 @@ import numpy as np
 from imgproc.imaging import decode_rgb
 
 from evaluation.ocr import InProcessOcr
+from evaluation.support.reference_ocr import REFERENCE_PYTHON
+from evaluation.support.reference_ocr import SCRIPT as REFERENCE_SCRIPT
+from evaluation.support.text_corpus import Sample, generate_corpus
 from evaluation.text import CerTally, page_text
-from tests.support.text_corpus import Sample, generate_corpus
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT_DIR = ROOT / "bench" / "results" / "ocr_compare"
-REFERENCE_PYTHON = ROOT / ".venv-ref" / "bin" / "python"
-REFERENCE_SCRIPT = ROOT / "tests" / "support" / "reference_ocr.py"
 MODEL_REPOSITORY = ROOT / "triton_repo" / "models"
 MARGIN = 0.005
 CLEAN_LIMIT = 0.05

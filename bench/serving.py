@@ -16,8 +16,8 @@ import tritonclient.grpc as grpcclient
 from prometheus_client.parser import text_string_to_metric_families
 
 from bench.procstat import pin_tree, tree_cpu_s
+from evaluation.support.servers import gateway_process
 from gateway.local_triton import LocalTriton
-from tests.support.servers import gateway_process
 
 NS_PER_MS = 1e6
 REQUEST_SECONDS = "gateway_http_request_duration_seconds"

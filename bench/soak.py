@@ -21,7 +21,7 @@ from bench.loadgen import Target, wrk
 from bench.ocr import pages
 from bench.procstat import PROC, all_stats, descendants
 from bench.serving import Stack
-from tests.support.servers import gateway_process
+from evaluation.support.servers import gateway_process
 
 KIB_PER_MIB = 1024
 MNIST_CONNECTIONS, OCR_CONNECTIONS = 32, 4

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from evaluation.support.servers import serve_gateway
 from gateway.local_triton import LocalTriton
 from gateway.settings import Settings
-from tests.support.servers import serve_gateway
 
 ALL_MODELS = ("mnist", "ocr", "ocr_line", "seal", "ocr_document", "seal_document")
 

@@ -23,10 +23,10 @@ import cv2
 import httpx
 import pytest
 
+from evaluation.support.digits import load_mnist
+from evaluation.support.servers import free_port, serve_gateway, wait_until_ok
 from gateway.local_triton import PROJECT_ROOT
 from gateway.settings import Settings
-from tests.support.digits import load_mnist
-from tests.support.servers import free_port, serve_gateway, wait_until_ok
 
 pytestmark = pytest.mark.integration
 TRITON_READY_TIMEOUT_S = 180.0

@@ -14,9 +14,9 @@ import pytest
 
 from bench import frontdoor, soak
 from bench.serving import Stack
+from evaluation.support.digits import load_mnist
+from evaluation.support.servers import gateway_process
 from gateway.local_triton import LocalTriton
-from tests.support.digits import load_mnist
-from tests.support.servers import gateway_process
 
 pytestmark = pytest.mark.integration
 LEVELS = (1, 4)

@@ -17,10 +17,10 @@ import httpx
 import pytest
 from PIL import Image
 
+from evaluation.support.servers import serve_gateway
 from gateway.local_triton import LocalTriton
 from gateway.settings import Settings
 from tests.support.seal_pages import as_pdf, png, seal_grid
-from tests.support.servers import serve_gateway
 
 pytestmark = pytest.mark.integration
 MAX_SEALS = 24  # SealConfig.max_seals, the seal model's default

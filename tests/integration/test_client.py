@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.support.digits import load_mnist
+from evaluation.support.digits import load_mnist
 
 pytestmark = pytest.mark.integration
 DIGITS = 5

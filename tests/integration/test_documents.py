@@ -12,9 +12,9 @@ import pytest
 from PIL import Image
 
 from evaluation.seal.dataset import generated_pages
+from evaluation.support.text_corpus import render_page
 from evaluation.text import levenshtein
 from tests.support.seal_pages import as_pdf
-from tests.support.text_corpus import render_page
 
 pytestmark = pytest.mark.integration
 SEAL_SEED = 20261125

@@ -9,13 +9,13 @@ import cv2
 import httpx
 import pytest
 
+from evaluation.support.digits import load_mnist
+from evaluation.support.servers import serve_gateway
 from gateway.local_triton import LocalTriton
 from gateway.metrics import GatewayMetrics
 from gateway.requestid import RequestIdFilter, current_request_id
 from gateway.settings import Settings
 from gateway.triton import TritonClient
-from tests.support.digits import load_mnist
-from tests.support.servers import serve_gateway
 
 pytestmark = pytest.mark.integration
 KEY = "integration-key-1"

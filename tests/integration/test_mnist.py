@@ -14,10 +14,10 @@ import pytest
 import tritonclient.grpc as grpcclient
 from PIL import Image
 
+from evaluation.support.digits import load_mnist, photo_style
+from evaluation.support.servers import free_port, serve_gateway
 from gateway.local_triton import LocalTriton
 from gateway.settings import Settings
-from tests.support.digits import load_mnist, photo_style
-from tests.support.servers import free_port, serve_gateway
 
 pytestmark = pytest.mark.integration
 CLIENT_THREADS = 8

@@ -11,9 +11,9 @@ import httpx
 import pytest
 from PIL import Image, ImageDraw
 
+from evaluation.support.text_corpus import font_paths, load_font, render_line, render_page
 from evaluation.text import cer, page_text
 from gateway.local_triton import LocalTriton
-from tests.support.text_corpus import font_paths, load_font, render_line, render_page
 
 pytestmark = pytest.mark.integration
 CLEAN_CER = 0.05

@@ -18,13 +18,13 @@ from pathlib import Path
 import httpx
 import pytest
 
+from evaluation.support.reference_ocr import REFERENCE_PYTHON
+from evaluation.support.reference_ocr import SCRIPT as REFERENCE_SCRIPT
+from evaluation.support.text_corpus import Sample, generate_corpus
 from evaluation.text import CerTally, page_text
-from tests.support.text_corpus import Sample, generate_corpus
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
-REFERENCE_PYTHON = ROOT / ".venv-ref" / "bin" / "python"
-REFERENCE_SCRIPT = ROOT / "tests" / "support" / "reference_ocr.py"
 SEED, PAGES, LINES = 0, 2, 4  # per language x variant: 12 pages and 24 lines in all
 MARGIN = 0.005
 CLEAN_LIMIT = 0.05

@@ -17,9 +17,9 @@ import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from evaluation.seal.dataset import generated_pages
+from evaluation.support.servers import serve_gateway
+from evaluation.support.text_corpus import render_page
 from gateway.settings import Settings
-from tests.support.servers import serve_gateway
-from tests.support.text_corpus import render_page
 
 pytestmark = pytest.mark.integration
 CHROMIUM = Path(

@@ -45,8 +45,8 @@ from tritonclient.utils import InferenceServerException
 from evaluation.seal.dataset import generated_pages
 from evaluation.seal.inprocess import InProcessSeal
 from evaluation.seal.seq2seq import variant, with_parameters
+from evaluation.support.text_corpus import font_paths, load_font
 from gateway.local_triton import TRITON_REPO, LocalTriton
-from tests.support.text_corpus import font_paths, load_font
 
 pytestmark = pytest.mark.integration
 MODELS = TRITON_REPO / "models"

@@ -12,9 +12,9 @@ import cv2
 import httpx
 import pytest
 
+from evaluation.support.digits import load_mnist
+from evaluation.support.servers import free_port, wait_until_ok
 from gateway.local_triton import PROJECT_ROOT
-from tests.support.digits import load_mnist
-from tests.support.servers import free_port, wait_until_ok
 
 pytestmark = pytest.mark.integration
 READY_TIMEOUT_S = 240.0

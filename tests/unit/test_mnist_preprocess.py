@@ -8,7 +8,7 @@ import pytest
 from imgproc.imaging import decode_gray
 from imgproc.mnist import DIGIT_BOX, MNIST_CENTRE, MNIST_SIDE, to_mnist
 
-from tests.support.digits import load_mnist, photo_style
+from evaluation.support.digits import load_mnist, photo_style
 
 SAMPLE = 200  # held-out digits used where a statistic over many digits is checked
 MIN_CORRELATION = 0.99  # MNIST in, MNIST out

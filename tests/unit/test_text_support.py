@@ -7,8 +7,8 @@ import io
 import pytest
 from PIL import Image
 
+from evaluation.support.text_corpus import KINDS, LANGUAGES, VARIANTS, generate_corpus
 from evaluation.text import CerTally, cer, levenshtein, normalize, page_text
-from tests.support.text_corpus import KINDS, LANGUAGES, VARIANTS, generate_corpus
 
 
 def test_levenshtein() -> None:

@@ -5,7 +5,7 @@ Triton model runs, so training sees exactly what serving sees. Because `to_mnist
 scales to a 20 px box and centres by mass, plain shifts and uniform scaling are normalised
 away; what survives, and is therefore augmented, is shape: rotation, shear, aspect ratio,
 elastic wobble, stroke width, blur, noise and specks, and the photo path (dark ink on a
-larger off-centre sheet, blurred, unevenly lit, JPEG) from `tests.support.digits`.
+larger off-centre sheet, blurred, unevenly lit, JPEG) from `evaluation.support.digits`.
 Each sample draws from its own generator seeded by (seed, epoch, index), so the result is
 the same whatever the worker count or scheduling.
 """
@@ -20,7 +20,7 @@ import numpy as np
 from imgproc.imaging import decode_gray
 from imgproc.mnist import MNIST_SIDE, to_mnist
 
-from tests.support.digits import photo_style
+from evaluation.support.digits import photo_style
 
 UPSCALE = 2  # shape changes are drawn at 2x so that anti-aliasing happens once, in to_mnist
 PAD = 12  # room (at 2x) for rotated and sheared strokes

@@ -2,7 +2,7 @@
 
 Runs the held-out 2,000 digits (the last 2,000 of the MNIST test set, never trained on)
 through `to_mnist` and the exported ONNX with onnxruntime; then does the same for a
-photo-style JPEG of each digit (`tests.support.digits.photo_style`, decoded by the serving
+photo-style JPEG of each digit (`evaluation.support.digits.photo_style`, decoded by the serving
 `decode_gray`). Needs only the serving environment (no torch):
 
     .venv/bin/python training/mnist/evaluate.py [--model PATH] [--seed 0]
@@ -24,7 +24,7 @@ sys.path[:0] = [str(PROJECT_ROOT / "triton_repo" / "shared"), str(PROJECT_ROOT)]
 from imgproc.imaging import decode_gray  # noqa: E402
 from imgproc.mnist import to_mnist  # noqa: E402
 
-from tests.support.digits import load_mnist, photo_style  # noqa: E402
+from evaluation.support.digits import load_mnist, photo_style  # noqa: E402
 
 MODEL_PATH = PROJECT_ROOT / "triton_repo" / "models" / "mnist_classifier" / "1" / "model.onnx"
 INPUT_NAME = "PIXELS"

@@ -31,7 +31,7 @@ from imgproc.imaging import decode_gray  # noqa: E402
 from imgproc.mnist import to_mnist  # noqa: E402
 from model import DigitNet, normalised, parameter_count  # noqa: E402
 
-from tests.support.digits import load_mnist, photo_style  # noqa: E402
+from evaluation.support.digits import load_mnist, photo_style  # noqa: E402
 
 SEED = 20_240_601
 THREADS = 2  # the machine's cores are shared; never more
@@ -45,7 +45,7 @@ LABEL_SMOOTHING = 0.1
 DEV_TRAIN = 7_000  # --dev: train on [0, 7000), validate on [7000, 8000)
 DEV_PHOTO_SEED = 7
 CACHE_DIR = PROJECT_ROOT / ".cache" / "mnist"
-SOURCES = ("training/mnist/augment.py", "tests/support/digits.py", "triton_repo/shared/imgproc/mnist.py")
+SOURCES = ("training/mnist/augment.py", "evaluation/support/digits.py", "triton_repo/shared/imgproc/mnist.py")
 ONNX_PATH = PROJECT_ROOT / "triton_repo" / "models" / "mnist_classifier" / "1" / "model.onnx"
 
 

@@ -1,10 +1,10 @@
 """Reference OCR: RapidOCR 1.4.4 run in-process, to compare the project's PP-OCR pipeline against.
 
 Runs only in the separate reference environment (`.venv-ref`, from
-`tests/support/requirements-ref.txt`) and imports nothing from the project:
+`evaluation/support/requirements-ref.txt`) and imports nothing from the project:
 
-    .venv-ref/bin/python tests/support/reference_ocr.py < requests.jsonl > results.jsonl
-    .venv-ref/bin/python tests/support/reference_ocr.py --input requests.jsonl --output results.jsonl
+    .venv-ref/bin/python evaluation/support/reference_ocr.py < requests.jsonl > results.jsonl
+    .venv-ref/bin/python evaluation/support/reference_ocr.py --input requests.jsonl --output results.jsonl
 
 Each request line is `{"id": str, "path": str, "modes": ["full", "rec"]}` (modes optional,
 both by default). Each result line is `{"id": str, "full": [{"text", "score", "box"}], "rec":
@@ -12,6 +12,9 @@ both by default). Each result line is `{"id": str, "full": [{"text", "score", "b
 recognition, lines under text_score dropped; box is 4 [x, y] corners in image pixels) and
 "rec" is `use_det=False` (direction classifier and recognition of the whole image as one line).
 ONNX Runtime uses `--threads` threads (default 1) so runs stay light on shared machines.
+
+The serving environment imports this module only for `REFERENCE_PYTHON` and `SCRIPT`, where
+the reference runs from (RapidOCR is imported when the command runs).
 """
 
 from __future__ import annotations
@@ -20,10 +23,15 @@ import argparse
 import json
 import sys
 from collections.abc import Iterable, Iterator
-from typing import Any, TextIO
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
 
-from rapidocr_onnxruntime import RapidOCR
+if TYPE_CHECKING:
+    from rapidocr_onnxruntime import RapidOCR
 
+ROOT = Path(__file__).resolve().parents[2]
+REFERENCE_PYTHON = ROOT / ".venv-ref" / "bin" / "python"  # `make reference`
+SCRIPT = Path(__file__).resolve()
 DEFAULT_MODES = ("full", "rec")
 
 
@@ -66,6 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=argparse.FileType("w", encoding="utf-8"), default=sys.stdout)
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)
+    from rapidocr_onnxruntime import RapidOCR  # noqa: PLC0415 - only in .venv-ref (numpy>=2)
+
     engine = RapidOCR(intra_op_num_threads=args.threads, inter_op_num_threads=1)
     out: TextIO = args.output
     for result in run_all(engine, args.input):
