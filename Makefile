@@ -15,10 +15,10 @@ PYTEST_ARGS ?=
 
 setup: $(VENV)/.installed system-packages kubectl models
 
-$(VENV)/.installed: pyproject.toml triton_repo/shared/pyproject.toml
+$(VENV)/.installed: pyproject.toml triton_repo/shared/pyproject.toml triton_repo/provision/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[local,dev]' -e triton_repo/shared
+	$(BIN)/python -m pip install -q -e '.[local,dev]' -e triton_repo/shared -e triton_repo/provision
 	touch $@
 
 system-packages:
@@ -50,7 +50,7 @@ $(IMAGE_VENV)/.installed: triton_repo/requirements.txt scripts/image-python.sh
 	touch $@
 
 image-tests: $(IMAGE_VENV)/.installed models
-	$(IMAGE_VENV)/bin/python gateway/provision.py triton_repo/models .cache/wheels
+	$(IMAGE_VENV)/bin/python triton_repo/provision/provision.py triton_repo/models .cache/wheels
 	$(IMAGE_VENV)/bin/python -m pytest --noconftest -p no:cacheprovider -q $(IMAGE_TESTS)
 
 serve: setup

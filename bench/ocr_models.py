@@ -1,5 +1,6 @@
-"""The PP-OCRv4 detector and recogniser as provisioned (folded: gateway/onnx_fold.py) beside the
-original files, on the tensors of `bench ocr`'s pages, in this process on one ONNX Runtime thread.
+"""The PP-OCRv4 detector and recogniser as provisioned (folded: triton_repo/provision/onnx_fold.py)
+beside the original files, on the tensors of `bench ocr`'s pages, in this process on one ONNX
+Runtime thread.
 
     .venv/bin/python -m bench.ocr_models [--rounds 3]
 
@@ -24,10 +25,10 @@ from imgproc.text.db import db_postprocess
 from imgproc.text.detection import det_preprocess, prepare_image
 from imgproc.text.geometry import crop_quad, sort_reading_order
 from imgproc.text.recognition import apply_direction, aspect_batches, cls_preprocess, rec_preprocess
+from provision import RAPIDOCR, fetch_distribution, open_archive
 
 from bench.ocr import pages
 from gateway.local_triton import PROJECT_ROOT
-from gateway.provision import RAPIDOCR, fetch_distribution, open_archive
 
 MODELS = PROJECT_ROOT / "triton_repo" / "models"
 CACHE = PROJECT_ROOT / ".cache" / "wheels"

@@ -133,7 +133,9 @@ def triton(args: argparse.Namespace) -> int:
 
 
 def models() -> int:
-    from gateway.provision import ProvisionError, provision_models  # noqa: PLC0415
+    # Provisioning is a build step beside the model repository (triton_repo/provision), installed
+    # into the project's environment; the gateway's own image has neither it nor onnx.
+    from provision import ProvisionError, provision_models  # noqa: PLC0415
 
     try:
         for path in provision_models(TRITON_REPO / "models", CACHE_DIR / "wheels"):

