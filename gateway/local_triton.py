@@ -7,12 +7,21 @@ Python-backend runner in `triton_repo/local/onnx_runner.py` over the same model.
 starts the server on free (or given) ports, waits for readiness with a deadline, notices an
 early death, shows the server log when anything fails, and always stops the server.
 
+The server runs in a session of its own (a Ctrl-C in the terminal reaches only its parent, which
+stops it in order), so it would outlive a parent killed outright (SIGKILL, the OOM killer) and
+keep its ports. On Linux it is therefore started with a parent-death signal (`prctl
+PR_SET_PDEATHSIG`): when the thread that started it ends, the kernel sends it SIGTERM and it
+shuts down as on any stop. That signal follows the starting *thread*, not the process, so a
+server must be started by a thread that outlives it (the main thread, or the supervisor's
+watch, which stops the server before it ends).
+
 Errors: `TritonStartError` (binary missing, died early, not ready in time).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import re
 import shutil
@@ -25,7 +34,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -49,6 +58,8 @@ MODEL_FILENAME = re.compile(r'^\s*default_model_filename\s*:\s*"([^"]+)"\s*$', r
 ONNX_FILE_PARAMETER = "onnx_file"
 LOG_TAIL_CHARS = 6000
 STOP_GRACE_S = 20.0
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+PARENT_DEATH_SIGNAL = signal.SIGTERM  # a server whose parent died shuts down as on any stop
 
 
 class TritonStartError(RuntimeError):
@@ -148,6 +159,23 @@ def _environment(dist: TritonDistribution) -> dict[str, str]:
     return env
 
 
+def die_with_parent() -> Callable[[], None] | None:
+    """A `preexec_fn` that has the kernel signal the child when the thread starting it ends
+    (Linux; None elsewhere). libc's prctl is looked up before the fork."""
+    if not sys.platform.startswith("linux"):
+        return None
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    parent, signum = os.getpid(), int(PARENT_DEATH_SIGNAL)
+
+    def set_parent_death_signal() -> None:
+        if prctl(PR_SET_PDEATHSIG, signum) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+        if os.getppid() != parent:  # the parent died before prctl: no signal will come
+            os.kill(os.getpid(), signum)
+
+    return set_parent_death_signal
+
+
 def stop_group(process: subprocess.Popen[Any], grace_s: float = STOP_GRACE_S) -> None:
     """Stop a server's process group: the server gently first (SIGTERM, SIGKILL after
     `grace_s`), then whatever is left of it (the Python-backend stubs of a server that was
@@ -209,7 +237,12 @@ class LocalTriton:
         command = self._command(dist, repository, _backend_directory(dist, self._workdir / "backends"))
         with self.log_path.open("wb") as log:
             self._process = subprocess.Popen(
-                command, stdout=log, stderr=subprocess.STDOUT, env=_environment(dist), start_new_session=True
+                command,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=_environment(dist),
+                start_new_session=True,
+                preexec_fn=die_with_parent(),  # only prctl between fork and exec
             )
         try:
             self._wait_ready()

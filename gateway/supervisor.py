@@ -7,6 +7,10 @@ again on the same ports, so the gateway's channel finds it where it was. While i
 the gateway answers 503 with Retry-After (its readiness too); a start that fails is retried
 after a delay that doubles up to a ceiling, and the delay goes back to its floor once a
 server has stayed up for a while. Stopping the supervisor stops the watch, then the server.
+
+A server the watch restarted is the watch thread's child, and gets its parent-death signal
+when that thread ends (gateway.local_triton): so the watch stops the server itself on its way
+out, in order, rather than leave it to that signal.
 """
 
 from __future__ import annotations
@@ -64,6 +68,12 @@ class TritonSupervisor:
         return self
 
     def _watch(self) -> None:
+        try:
+            self._watch_until_stopped()
+        finally:
+            self.triton.stop()
+
+    def _watch_until_stopped(self) -> None:
         delay, started = self._backoff.first_s, time.monotonic()
         while not self._stopping.wait(self._backoff.poll_s):
             if self.triton.is_running():
@@ -93,7 +103,7 @@ class TritonSupervisor:
         return True
 
     def stop(self) -> None:
-        """Stop watching, then stop the server."""
+        """Stop watching, then stop the server (the watch's last act, or here if it never ran)."""
         self._stopping.set()
         if self._thread is not None:
             self._thread.join()

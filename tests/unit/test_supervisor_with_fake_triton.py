@@ -20,6 +20,7 @@ class FakeTriton:
 
     def __init__(self, failures: int = 0) -> None:
         self.running, self.failures, self.starts, self.stops = False, failures, 0, 0
+        self.stopped_by: list[str] = []  # the thread of each stop that ended a running server
         self.code: int | None = None
         self.pid = 4242
         self.restarted = threading.Event()
@@ -52,6 +53,8 @@ class FakeTriton:
 
     def stop(self) -> None:
         self.stops += 1
+        if self.running:
+            self.stopped_by.append(threading.current_thread().name)
         self.running = False
 
 
@@ -74,6 +77,16 @@ def test_failed_restarts_are_retried_with_growing_delays() -> None:
         waited = time.monotonic() - started
     assert fake.starts == 2  # the first start and the one restart that worked
     assert waited >= 0.05 + 0.1 + 0.2 + 0.2  # 0.05, doubled, capped at 0.2
+
+
+def test_the_watch_stops_a_server_it_restarted_before_it_ends() -> None:
+    # A restarted server is the watch thread's child: its parent-death signal fires when that
+    # thread ends, so the thread stops it first, in order (gateway.local_triton).
+    fake = FakeTriton()
+    with TritonSupervisor(fake, FAST):  # type: ignore[arg-type]
+        fake.kill(-signal.SIGKILL)
+        assert fake.restarted.wait(2.0)
+    assert fake.stopped_by == ["triton-supervisor"] and not fake.is_running()
 
 
 def test_exit_reasons_read_as_words() -> None:
