@@ -12,6 +12,10 @@ second once it is back. A call cut off by the death of its Triton is retried onc
 Names in a list are resolved once, at start; a set that changes belongs behind `dns:///`,
 which gRPC re-resolves when a connection breaks.
 
+A call on the channel reaches one Triton, so readiness asks each on its own: `each_triton` names
+one target per Triton the channel balances over (every address of a single name, which gRPC's
+DNS resolver spreads over too; the address `grpc_target` takes for each name of a list).
+
 Errors: `ValueError` for a malformed URL (raised inside the settings' validator).
 """
 
@@ -71,12 +75,24 @@ def validate_triton_url(url: str) -> str:
     return url
 
 
-def _address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def _addresses(host: str) -> list[Address]:
+    """Every address of `host` (itself when it is one), in the resolver's order; raises OSError."""
     try:
-        return ipaddress.ip_address(host)
+        return [ipaddress.ip_address(host)]
     except ValueError:
-        sockaddr = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)[0][4]
-        return ipaddress.ip_address(sockaddr[0])
+        found = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+        return list(dict.fromkeys(ipaddress.ip_address(sockaddr[0]) for *_, sockaddr in found))
+
+
+def _address(host: str) -> Address:
+    return _addresses(host)[0]
+
+
+def _target(address: Address, port: int) -> str:
+    return f"[{address}]:{port}" if address.version == 6 else f"{address}:{port}"
 
 
 def grpc_target(url: str) -> str:
@@ -85,7 +101,17 @@ def grpc_target(url: str) -> str:
         return url
     addresses = [(_address(host), port) for host, port in split_endpoints(url)]
     if all(address.version == 4 for address, _ in addresses):
-        return "ipv4:" + ",".join(f"{address}:{port}" for address, port in addresses)
+        return "ipv4:" + ",".join(_target(address, port) for address, port in addresses)
     if all(address.version == 6 for address, _ in addresses):
-        return "ipv6:" + ",".join(f"[{address}]:{port}" for address, port in addresses)
+        return "ipv6:" + ",".join(_target(address, port) for address, port in addresses)
     raise ValueError(f"Triton endpoints mix IPv4 and IPv6 addresses: {url!r}")
+
+
+def each_triton(url: str) -> list[str]:
+    """One `address:port` target per Triton the channel for `url` balances over, names resolved
+    now (see the module docstring); raises OSError when a name does not resolve."""
+    endpoints = split_endpoints(url.removeprefix(DNS_SCHEME))
+    if len(endpoints) == 1:
+        ((host, port),) = endpoints
+        return [_target(address, port) for address in _addresses(host)]
+    return [_target(_address(host), port) for host, port in endpoints]

@@ -13,6 +13,12 @@ gateway's own at this boundary (`raise Ours(...) from exc`):
 A call cancelled because its client hung up (`gateway.disconnect`) is cancelled on the wire
 too, and counted with outcome `cancelled`.
 
+Readiness asks every Triton behind the channel on its own (`gateway.balancing.each_triton`),
+since the channel would send a request to any of them: each one that answers must be ready with
+every required model. One that cannot be reached is out of the channel's rotation and is left
+out; readiness fails when none can be reached. The reasons count Tritons rather than name their
+addresses, which stay inside the deployment.
+
 Only an invalid argument's message reaches the client: the python models word those
 themselves (`pymodel.failed`). Anything else Triton says may hold exception text from inside a
 model, so the client gets a fixed message and the gateway's log the rest.
@@ -23,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +39,7 @@ import numpy.typing as npt
 import tritonclient.grpc.aio as grpcclient
 from tritonclient.utils import InferenceServerException
 
-from gateway.balancing import BALANCING_CHANNEL_ARGS, grpc_target
+from gateway.balancing import BALANCING_CHANNEL_ARGS, each_triton, grpc_target
 from gateway.errors import (
     GatewayError,
     InvalidImage,
@@ -95,6 +102,7 @@ class TritonClient:
         self._client = grpcclient.InferenceServerClient(
             grpc_target(url), channel_args=[*CHANNEL_ARGS, *BALANCING_CHANNEL_ARGS]
         )
+        self._url = url
         self._timeout_s = timeout_s
         self._metrics = metrics
         self._retry_after_s = retry_after_s
@@ -130,14 +138,35 @@ class TritonClient:
         return Inference(response.model_name, response.model_version, arrays, response.id)
 
     async def ready(self, models: Sequence[str]) -> list[str]:
-        """The reasons Triton is not ready to serve `models` (empty when it is)."""
+        """The reasons the Tritons behind the channel cannot all serve `models` (empty when they
+        can; see the module docstring)."""
         try:
-            if not await self._client.is_server_ready(client_timeout=self._timeout_s):
+            targets = await asyncio.to_thread(each_triton, self._url)  # resolving may block
+        except OSError as exc:
+            return [f"triton unreachable: {exc}"]
+        answers = await asyncio.gather(*(self._ready_at(target, models) for target in targets))
+        reachable = [reasons for reasons in answers if reasons is not None]
+        if not reachable:
+            return ["triton unreachable"]
+        counts = Counter(reason for reasons in reachable for reason in reasons)
+        if len(reachable) == 1:
+            return list(counts)
+        return [f"{reason} on {count} of {len(reachable)} tritons" for reason, count in counts.items()]
+
+    async def _ready_at(self, target: str, models: Sequence[str]) -> list[str] | None:
+        """What the one Triton at `target` lacks to serve `models`; None when it cannot be reached."""
+        client = grpcclient.InferenceServerClient(target, channel_args=CHANNEL_ARGS)
+        try:
+            if not await client.is_server_ready(client_timeout=self._timeout_s):
                 return ["triton server not ready"]
-            flags = [await self._client.is_model_ready(m, client_timeout=self._timeout_s) for m in models]
+            flags = [await client.is_model_ready(m, client_timeout=self._timeout_s) for m in models]
         except InferenceServerException as exc:
-            return [f"triton unreachable: {exc.message()}"]
-        return [f"model {m} not ready" for m, ok in zip(models, flags, strict=True) if not ok]
+            if str(exc.status()).endswith("UNAVAILABLE"):
+                return None
+            return [f"triton did not answer: {exc.message()}"]
+        finally:
+            await client.close()
+        return [f"model {model} not ready" for model, ok in zip(models, flags, strict=True) if not ok]
 
     async def close(self) -> None:
         await self._client.close()

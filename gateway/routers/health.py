@@ -18,7 +18,7 @@ async def healthz() -> Response:
     return JSONResponse({"status": "ok"})
 
 
-@router.get("/readyz", summary="Triton and every required model are ready")
+@router.get("/readyz", summary="Every Triton is ready with every required model")
 async def readyz(triton: TritonDep, settings: SettingsDep, lifecycle: LifecycleDep) -> Response:
     """200 when the service can answer inference requests; raises TritonUnavailable (503),
     also while the process drains before it stops."""

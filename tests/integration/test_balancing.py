@@ -4,6 +4,7 @@ Two real Tritons (mnist only, to stay light) in their own processes, one real ga
 `triton_url` lists both. Triton's own statistics (`/v2/models/mnist/stats`) show both serve;
 SIGKILL of one Triton's server under load costs at most a handful of requests; the survivor
 takes everything after; the killed one, started again on its ports, gets traffic again.
+Readiness needs every Triton the gateway balances over to hold every required model.
 """
 
 from __future__ import annotations
@@ -36,19 +37,23 @@ LOAD_BEFORE_KILL_S = 1.5
 LOAD_AFTER_KILL_S = 4.0
 MAX_FAILED_REQUESTS = 5  # in flight on the killed Triton when it died, at most
 BALANCE_REQUESTS = 40
+MNIST = ("mnist",)  # the ensemble; explicit model control loads its steps with it
+READY_ASKS = 4  # round-robin over two Tritons: asked by turns, two models would pass every other time
 
 
 @dataclass
 class TritonProcess:
     """`python -m gateway triton` on fixed ports, so that it can come back on the same ones."""
 
+    models: tuple[str, ...] = MNIST
     http: int = field(default_factory=free_port)
     grpc: int = field(default_factory=free_port)
     metrics: int = field(default_factory=free_port)
     process: subprocess.Popen[str] | None = None
 
     def start(self) -> None:
-        command = [sys.executable, "-m", "gateway", "triton", "--model", "mnist"]
+        command = [sys.executable, "-m", "gateway", "triton"]
+        command += [argument for model in self.models for argument in ("--model", model)]
         command += ["--http-port", str(self.http), "--grpc-port", str(self.grpc)]
         command += ["--metrics-port", str(self.metrics)]
         self.process = subprocess.Popen(
@@ -83,8 +88,9 @@ class TritonProcess:
 
 
 @contextmanager
-def tritons(count: int) -> Iterator[list[TritonProcess]]:
-    servers = [TritonProcess() for _ in range(count)]
+def tritons(*model_sets: tuple[str, ...]) -> Iterator[list[TritonProcess]]:
+    """One `python -m gateway triton` per set of models, all stopped at the end."""
+    servers = [TritonProcess(models) for models in model_sets]
     try:
         for server in servers:
             server.start()
@@ -141,7 +147,7 @@ def assert_a_dns_target_serves(server: TritonProcess, image: bytes) -> None:
 
 def test_one_gateway_spreads_over_two_tritons_and_survives_losing_one() -> None:
     image = digit_png()
-    with tritons(2) as (first, second):
+    with tritons(MNIST, MNIST) as (first, second):
         url = f"127.0.0.1:{first.grpc},127.0.0.1:{second.grpc}"
         settings = Settings(triton_url=url, ready_models=("mnist",))
         with serve_gateway(settings) as gateway, httpx.Client(base_url=gateway, timeout=30) as http:
@@ -182,3 +188,17 @@ def test_one_gateway_spreads_over_two_tritons_and_survives_losing_one() -> None:
             ]
             assert statuses == [200] * BALANCE_REQUESTS
             assert first.inferences() >= BALANCE_REQUESTS // 4, "the restarted Triton gets no traffic"
+
+
+def test_readiness_needs_every_triton_to_hold_every_required_model() -> None:
+    # Each Triton holds one of the two models: a request for the other could reach it.
+    required = ("mnist_preprocess", "mnist_classifier")
+    with tritons(required[:1], required[1:]) as (first, second):
+        url = f"127.0.0.1:{first.grpc},127.0.0.1:{second.grpc}"
+        settings = Settings(triton_url=url, ready_models=required)
+        with serve_gateway(settings) as gateway:
+            answers = [httpx.get(f"{gateway}/readyz", timeout=30) for _ in range(READY_ASKS)]
+    assert [answer.status_code for answer in answers] == [503] * READY_ASKS
+    message = answers[0].json()["error"]["message"]
+    assert "model mnist_classifier not ready on 1 of 2 tritons" in message
+    assert "model mnist_preprocess not ready on 1 of 2 tritons" in message

@@ -7,7 +7,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from gateway.balancing import BALANCING_CHANNEL_ARGS, grpc_target
+from gateway.balancing import BALANCING_CHANNEL_ARGS, each_triton, grpc_target
 from gateway.settings import Settings
 
 
@@ -61,3 +61,24 @@ def test_the_channel_balances_round_robin_and_retries_only_unavailable_inference
     assert method["name"] == [{"service": "inference.GRPCInferenceService", "method": "ModelInfer"}]
     assert method["retryPolicy"]["retryableStatusCodes"] == ["UNAVAILABLE"]
     assert int(args["grpc.max_reconnect_backoff_ms"]) <= 1000
+
+
+@pytest.mark.parametrize(
+    ("url", "targets"),
+    [
+        ("127.0.0.1:8001", ["127.0.0.1:8001"]),
+        ("dns:///10.0.0.1:8001", ["10.0.0.1:8001"]),
+        ("10.0.0.1:8001, 10.0.0.2:9001", ["10.0.0.1:8001", "10.0.0.2:9001"]),
+        ("[::1]:8001,[fe80::1]:8001", ["[::1]:8001", "[fe80::1]:8001"]),
+        ("localhost:8001,127.0.0.1:8002", ["127.0.0.1:8001", "127.0.0.1:8002"]),
+    ],
+)
+def test_readiness_asks_each_triton_the_channel_balances_over(url: str, targets: list[str]) -> None:
+    assert each_triton(url) == targets
+
+
+def test_every_address_of_one_name_is_a_triton_of_its_own() -> None:
+    # gRPC's DNS resolver balances over all of them, so readiness asks each (localhost: 127.0.0.1,
+    # and ::1 where the hosts file names it).
+    assert "127.0.0.1:8001" in each_triton("dns:///localhost:8001")
+    assert each_triton("localhost:8001") == each_triton("dns:///localhost:8001")
