@@ -100,6 +100,7 @@ _ERRORS = {
     415: "not a supported image format (or a PDF where only images are read)",
     422: "missing field, undecodable image or PDF, over the pixel cap, or a PDF over the page cap",
     429: "too many requests in flight (see Retry-After)",
+    502: "a model failed on the request (retrying will not help; details in the gateway's log)",
     503: "inference server unavailable",
     504: "inference server did not answer in time",
 }

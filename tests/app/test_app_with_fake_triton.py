@@ -123,3 +123,18 @@ def test_the_page_and_its_assets_are_served_by_the_gateway_itself(client: TestCl
     for asset in assets:
         assert client.get(f"/static/page/{asset}").status_code == 200
     assert "http" not in page.text.replace('href="/docs"', "")  # nothing from another host
+
+
+def statuses(error: type[GatewayError]) -> set[int]:
+    """The HTTP statuses of `error` and every error class under it."""
+    return {error.status}.union(*(statuses(subclass) for subclass in error.__subclasses__()))
+
+
+def test_every_inference_route_documents_every_status_the_gateway_answers(client: TestClient) -> None:
+    answered = statuses(GatewayError) - {GatewayError.status}  # the base is never raised itself
+    paths = client.get("/openapi.json").json()["paths"]
+    operations = {f"{method} {path}": op for path, ops in paths.items() for method, op in ops.items()}
+    inference = {name: op for name, op in operations.items() if " /v1/" in name}
+    assert inference and {502, 503, 504} <= answered
+    undocumented = {name: answered - set(map(int, op["responses"])) for name, op in inference.items()}
+    assert not any(undocumented.values()), undocumented
