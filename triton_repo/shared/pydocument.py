@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from imgproc.arrays import AnyArray, Pixels
 from imgproc.document import RenderParams, encoded_page, rendered_pages
 from imgproc.imaging import ImageError
 from pymodel import (
@@ -52,7 +53,7 @@ def page_outputs(config: dict[str, Any]) -> tuple[str, ...]:
     return tuple(o["name"] for o in config["output"] if o["name"] not in (PAGE_ROWS, PAGE_SIZES))
 
 
-def stacked(pages: Sequence[dict[str, np.ndarray]], names: Sequence[str]) -> dict[str, np.ndarray]:
+def stacked(pages: Sequence[dict[str, AnyArray]], names: Sequence[str]) -> dict[str, AnyArray]:
     """Every page's outputs stacked along their first axis, with the rows each page holds."""
     rows = np.array([[len(page[name]) for name in names] for page in pages], np.int32)
     tensors = {name: np.concatenate([page[name] for page in pages]) for name in names}
@@ -68,7 +69,7 @@ class DocumentModel(AsyncPerRequestModel):
         self._params = render_params(config)
         self._outputs = page_outputs(config)
 
-    async def _read(self, number: int, page: np.ndarray) -> dict[str, np.ndarray]:
+    async def _read(self, number: int, page: Pixels) -> dict[str, AnyArray]:
         image = np.frombuffer(encoded_page(page), np.uint8)[None]
         try:
             return await call_model_outputs(self._page_model, {PAGE_INPUT: image}, self._outputs)

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import triton_python_backend_utils as pb_utils
+from imgproc.arrays import AnyArray, Floats, Pixels, Strings
 from imgproc.imaging import ImageError, Refused, three_channels
 from imgproc.text import (
     Decoded,
@@ -165,9 +166,10 @@ def max_pixels(args: dict[str, str]) -> int:
     return int(parameter(model_config(args), "max_pixels"))
 
 
-def input_array(request: Any, name: str) -> np.ndarray:
+def input_array(request: Any, name: str) -> AnyArray:
     """One input tensor of a request as a NumPy array (no copy)."""
-    return pb_utils.get_input_tensor_by_name(request, name).as_numpy()
+    array: AnyArray = pb_utils.get_input_tensor_by_name(request, name).as_numpy()
+    return array
 
 
 def request_bytes(request: Any, name: str = "IMAGE") -> list[bytes]:
@@ -198,7 +200,7 @@ def check_cancelled(request: Any) -> None:
         raise RequestCancelled
 
 
-def _request(model_name: str, inputs: dict[str, np.ndarray], outputs: Sequence[str]) -> Any:
+def _request(model_name: str, inputs: dict[str, AnyArray], outputs: Sequence[str]) -> Any:
     return _tensor_request(
         model_name, [pb_utils.Tensor(name, value) for name, value in inputs.items()], outputs
     )
@@ -228,23 +230,23 @@ def _output_tensors(result: Any, model_name: str, outputs: Sequence[str]) -> dic
     return {name: pb_utils.get_output_tensor_by_name(checked, name) for name in outputs}
 
 
-def _outputs(result: Any, model_name: str, outputs: Sequence[str]) -> dict[str, np.ndarray]:
+def _outputs(result: Any, model_name: str, outputs: Sequence[str]) -> dict[str, AnyArray]:
     return {name: tensor.as_numpy() for name, tensor in _output_tensors(result, model_name, outputs).items()}
 
 
-def call_model(model_name: str, inputs: dict[str, np.ndarray], output: str) -> np.ndarray:
+def call_model(model_name: str, inputs: dict[str, AnyArray], output: str) -> AnyArray:
     """Run another Triton model through BLS and return one output; raises ModelCallError."""
     return _outputs(_request(model_name, inputs, [output]).exec(), model_name, [output])[output]
 
 
-async def call_model_async(model_name: str, inputs: dict[str, np.ndarray], output: str) -> np.ndarray:
+async def call_model_async(model_name: str, inputs: dict[str, AnyArray], output: str) -> AnyArray:
     """`call_model` without blocking: other calls of this model instance go on meanwhile."""
     return (await call_model_outputs(model_name, inputs, [output]))[output]
 
 
 async def call_model_outputs(
-    model_name: str, inputs: dict[str, np.ndarray], outputs: Sequence[str]
-) -> dict[str, np.ndarray]:
+    model_name: str, inputs: dict[str, AnyArray], outputs: Sequence[str]
+) -> dict[str, AnyArray]:
     """Several outputs of another Triton model, without blocking; raises ModelCallError."""
     return _outputs(await _request(model_name, inputs, outputs).async_exec(), model_name, outputs)
 
@@ -268,13 +270,13 @@ async def call_model_all(model_name: str, inputs: Sequence[Any], on_cpu: bool = 
     return {tensor.name(): tensor for tensor in _checked(result, model_name).output_tensors()}
 
 
-def optional_input(request: Any, name: str) -> np.ndarray | None:
+def optional_input(request: Any, name: str) -> AnyArray | None:
     """An optional input tensor of a request as a NumPy array, None when the request lacks it."""
     tensor = pb_utils.get_input_tensor_by_name(request, name)
     return None if tensor is None else tensor.as_numpy()
 
 
-def upright(crops: list[np.ndarray]) -> list[np.ndarray]:
+def upright(crops: list[Pixels]) -> list[Pixels]:
     """Line crops with the upside-down ones turned, classified in one BLS call; raises ModelCallError."""
     if not crops:  # Triton rejects an empty batch; nothing to classify anyway
         return []
@@ -282,7 +284,7 @@ def upright(crops: list[np.ndarray]) -> list[np.ndarray]:
     return apply_direction(crops, scores)
 
 
-async def upright_async(crops: list[np.ndarray]) -> list[np.ndarray]:
+async def upright_async(crops: list[Pixels]) -> list[Pixels]:
     """`upright` without blocking the calling model's other requests; raises ModelCallError."""
     if not crops:
         return []
@@ -298,7 +300,7 @@ def recogniser_charset(args: dict[str, str], model: RecognitionModel = PPOCR_V4)
 
 
 async def recognise_chars(
-    images: Sequence[np.ndarray],
+    images: Sequence[Pixels],
     charset: Sequence[str],
     model: RecognitionModel = PPOCR_V4,
     alternatives: int = 0,
@@ -314,7 +316,7 @@ async def recognise_chars(
     return ctc_decode_chars(probs, charset, alternatives, frames)
 
 
-async def recognise_seq2seq(images: Sequence[np.ndarray], model: str) -> list[Decoded]:
+async def recognise_seq2seq(images: Sequence[Pixels], model: str) -> list[Decoded]:
     """Each line image (gray or BGR) read by an encoder-decoder BLS model (`seq2seq_recognition`)
     in one call, as `Decoded` lines (every character with the line's score); raises
     ModelCallError."""
@@ -329,7 +331,7 @@ async def recognise_seq2seq(images: Sequence[np.ndarray], model: str) -> list[De
 
 
 async def recognise_grouped(
-    crops: Sequence[np.ndarray],
+    crops: Sequence[Pixels],
     charset: Sequence[str],
     model: RecognitionModel = PPOCR_V4,
     batch_size: int = REC_BATCH_SIZE,
@@ -348,27 +350,27 @@ async def recognise_grouped(
     return lines
 
 
-async def read_lines(image: np.ndarray, charset: Sequence[str]) -> list[tuple[str, float]]:
+async def read_lines(image: Pixels, charset: Sequence[str]) -> list[tuple[str, float]]:
     """Detect, order, straighten and recognise the text lines of an image through BLS
     (`imgproc.text.lines.read_lines`); raises ModelCallError."""
 
-    async def detect(tensor: np.ndarray) -> np.ndarray:
+    async def detect(tensor: Floats) -> Floats:
         return await call_model_async(DETECTION_MODEL, {DETECTION_INPUT: tensor}, DETECTION_OUTPUT)
 
-    async def classify(tensor: np.ndarray) -> np.ndarray:
+    async def classify(tensor: Floats) -> Floats:
         return await call_model_async(DIRECTION_MODEL, {DIRECTION_INPUT: tensor}, DIRECTION_OUTPUT)
 
-    async def recognise(crops: list[np.ndarray]) -> list[Decoded]:
+    async def recognise(crops: list[Pixels]) -> list[Decoded]:
         return await recognise_chars(crops, charset)
 
     return await text_lines(image, detect, classify, recognise)
 
 
-def strings(texts: Sequence[str]) -> np.ndarray:
+def strings(texts: Sequence[str]) -> Strings:
     """Texts as a TYPE_STRING tensor (UTF-8 bytes)."""
     return np.array([text.encode() for text in texts], dtype=np.object_)
 
 
-def response(**tensors: np.ndarray) -> Any:
+def response(**tensors: AnyArray) -> Any:
     """A successful response with the given named output tensors."""
     return pb_utils.InferenceResponse(output_tensors=[pb_utils.Tensor(k, v) for k, v in tensors.items()])

@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 import pypdfium2 as pdfium
 
+from .arrays import Pixels
 from .imaging import ImageError
 
 POINTS_PER_INCH = 72.0
@@ -68,14 +69,15 @@ def page_count(data: bytes, params: RenderParams) -> int:
         document.close()
 
 
-def rendered_pages(data: bytes, params: RenderParams) -> Iterator[np.ndarray]:
+def rendered_pages(data: bytes, params: RenderParams) -> Iterator[Pixels]:
     """Every page as an HxWx3 uint8 RGB array, in order; raises ImageError (before any page
     is rendered where the document is unreadable or too long)."""
     document = _open(data)  # parsed once: the count is checked on the open document
     try:
         _checked_count(document, params)
         for page in document:
-            scale = page_scale(*page.get_size(), params)
+            width_pt, height_pt = page.get_size()
+            scale = page_scale(width_pt, height_pt, params)
             try:
                 bitmap = page.render(scale=scale, rev_byteorder=True, may_draw_forms=True)
                 rgb = np.ascontiguousarray(bitmap.to_numpy()[..., :3])
@@ -88,7 +90,7 @@ def rendered_pages(data: bytes, params: RenderParams) -> Iterator[np.ndarray]:
         document.close()
 
 
-def encoded_page(rgb: np.ndarray) -> bytes:
+def encoded_page(rgb: Pixels) -> bytes:
     """A rendered page as BMP bytes, as the page models take an upload."""
     ok, encoded = cv2.imencode(".bmp", np.ascontiguousarray(rgb[..., ::-1]))
     if not ok:  # pragma: no cover - OpenCV encodes any uint8 BGR array

@@ -13,6 +13,8 @@ import warnings
 import numpy as np
 from PIL import Image, ImageOps
 
+from .arrays import Pixels
+
 # Pillow's own bomb guard is global state and warns rather than fails; we check
 # explicitly against the caller's cap instead.
 Image.MAX_IMAGE_PIXELS = None
@@ -61,7 +63,7 @@ def _open(data: bytes, max_pixels: int) -> Image.Image:
     return image
 
 
-def _load(image: Image.Image, mode: str) -> np.ndarray:
+def _load(image: Image.Image, mode: str) -> Pixels:
     image_format = image.format
     try:
         with warnings.catch_warnings():
@@ -76,16 +78,16 @@ def _load(image: Image.Image, mode: str) -> np.ndarray:
         raise ImageError(f"cannot decode the {image_format} image: {exc}") from exc
 
 
-def decode_rgb(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> np.ndarray:
+def decode_rgb(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> Pixels:
     """Decode bytes to an upright HxWx3 uint8 RGB array; raises ImageError."""
     return _load(_open(data, max_pixels), "RGB")
 
 
-def decode_gray(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> np.ndarray:
+def decode_gray(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> Pixels:
     """Decode bytes to an upright HxW uint8 grayscale array; raises ImageError."""
     return _load(_open(data, max_pixels), "L")
 
 
-def three_channels(image: np.ndarray) -> np.ndarray:
+def three_channels(image: Pixels) -> Pixels:
     """A gray image repeated into three channels (the text models take BGR); colour as it is."""
     return np.repeat(image[:, :, None], 3, axis=2) if image.ndim == 2 else image

@@ -17,6 +17,8 @@ import cv2
 import numpy as np
 import pyclipper
 
+from imgproc.arrays import Floats, Ints, Pixels, as_floats, as_ints, as_pixels
+
 BINARY_FOREGROUND = 255
 DILATION_KERNEL = np.ones((2, 2), np.uint8)
 MIN_SIDE_PX = 3
@@ -35,10 +37,10 @@ class DBParams:
     use_dilation: bool = True
 
 
-def min_area_quad(points: np.ndarray) -> tuple[np.ndarray, float]:
+def min_area_quad(points: Ints) -> tuple[Floats, float]:
     """Minimum-area rectangle of a point set: float32[4, 2] corners in PP-OCR's order, short side."""
     rect = cv2.minAreaRect(points)
-    corners = cv2.boxPoints(rect)
+    corners = as_floats(cv2.boxPoints(rect))
     by_x = corners[np.argsort(corners[:, 0], kind="stable")]
     left = by_x[:2] if by_x[1, 1] > by_x[0, 1] else by_x[1::-1]
     right = by_x[2:] if by_x[3, 1] > by_x[2, 1] else by_x[:1:-1]
@@ -46,18 +48,18 @@ def min_area_quad(points: np.ndarray) -> tuple[np.ndarray, float]:
     return quad, float(min(rect[1]))
 
 
-def box_score_fast(prob: np.ndarray, quad: np.ndarray) -> float:
+def box_score_fast(prob: Floats, quad: Floats) -> float:
     """Mean probability inside the quad, over its bounding window of the map."""
     height, width = prob.shape
     xmin, ymin = np.clip(np.floor(quad.min(axis=0)).astype(np.int32), 0, [width - 1, height - 1])
     xmax, ymax = np.clip(np.ceil(quad.max(axis=0)).astype(np.int32), 0, [width - 1, height - 1])
     mask = np.zeros((ymax - ymin + 1, xmax - xmin + 1), dtype=np.uint8)
-    shifted: np.ndarray = (quad - np.array([xmin, ymin], np.float32)).astype(np.int32)
-    cv2.fillPoly(mask, shifted.reshape(1, -1, 2), 1)
+    shifted = (quad - np.array([xmin, ymin], np.float32)).astype(np.int32)
+    cv2.fillPoly(mask, [shifted.reshape(-1, 2)], (1,))
     return float(cv2.mean(prob[ymin : ymax + 1, xmin : xmax + 1], mask)[0])
 
 
-def unclip(quad: np.ndarray, ratio: float) -> np.ndarray:
+def unclip(quad: Floats, ratio: float) -> Ints:
     """Grow a quad by area * ratio / perimeter with rounded corners; int[P, 2], empty if it vanishes."""
     distance = cv2.contourArea(quad) * ratio / cv2.arcLength(quad, True)
     offset = pyclipper.PyclipperOffset()
@@ -66,7 +68,7 @@ def unclip(quad: np.ndarray, ratio: float) -> np.ndarray:
     return np.array(points, np.int32).reshape(-1, 2)
 
 
-def _to_working(quad: np.ndarray, prob_shape: tuple[int, int], image_shape: tuple[int, int]) -> np.ndarray:
+def _to_working(quad: Floats, prob_shape: tuple[int, int], image_shape: tuple[int, int]) -> Ints:
     """Scale a probability-map quad to the working image, rounding to whole pixels."""
     (map_h, map_w), (image_h, image_w) = prob_shape, image_shape
     scaled = quad.copy()
@@ -75,7 +77,7 @@ def _to_working(quad: np.ndarray, prob_shape: tuple[int, int], image_shape: tupl
     return scaled.astype(np.int32)
 
 
-def _candidate(contour: np.ndarray, prob: np.ndarray, params: DBParams) -> tuple[np.ndarray, float] | None:
+def _candidate(contour: Ints, prob: Floats, params: DBParams) -> tuple[Floats, float] | None:
     """One contour -> (grown quad in map pixels, score), or None when too small or too faint."""
     quad, short_side = min_area_quad(contour)
     if short_side < MIN_SIDE_PX:
@@ -92,7 +94,7 @@ def _candidate(contour: np.ndarray, prob: np.ndarray, params: DBParams) -> tuple
     return quad, score
 
 
-def order_clockwise(quad: np.ndarray) -> np.ndarray:
+def order_clockwise(quad: Floats | Ints) -> Floats:
     """float32[4, 2] as tl, tr, br, bl, taking the two leftmost corners as the left side."""
     by_x = quad[np.argsort(quad[:, 0])]
     left = by_x[:2][np.argsort(by_x[:2, 1])]
@@ -100,7 +102,7 @@ def order_clockwise(quad: np.ndarray) -> np.ndarray:
     return np.array([left[0], right[0], right[1], left[1]], dtype=np.float32)
 
 
-def _clip_and_check(quad: np.ndarray, image_shape: tuple[int, int]) -> np.ndarray | None:
+def _clip_and_check(quad: Ints, image_shape: tuple[int, int]) -> Floats | None:
     """Order, clip to the last pixel row/column, and reject boxes 3 px or thinner."""
     height, width = image_shape
     box = order_clockwise(quad)
@@ -110,30 +112,33 @@ def _clip_and_check(quad: np.ndarray, image_shape: tuple[int, int]) -> np.ndarra
     return None if box_w <= MIN_SIDE_PX or box_h <= MIN_SIDE_PX else box
 
 
-def binarize(prob: np.ndarray, params: DBParams) -> np.ndarray:
+def binarize(prob: Floats, params: DBParams) -> Pixels:
     """uint8 {0, 255} text mask: probability above `thresh`, dilated 2x2 when asked."""
-    mask: np.ndarray = (prob > params.thresh).astype(np.uint8)
+    mask = (prob > params.thresh).astype(np.uint8)
     if params.use_dilation:
-        mask = cv2.dilate(mask, DILATION_KERNEL)
+        mask = as_pixels(cv2.dilate(mask, DILATION_KERNEL))
     return mask * np.uint8(BINARY_FOREGROUND)
 
 
 def db_postprocess(
-    prob: np.ndarray, image_shape: tuple[int, int], params: DBParams | None = None
-) -> tuple[np.ndarray, np.ndarray]:
+    prob: Floats, image_shape: tuple[int, ...], params: DBParams | None = None
+) -> tuple[Floats, Floats]:
     """prob float32[H, W] (or [1, 1, H, W]) -> (boxes float32[K, 4, 2] in working pixels, scores float32[K]).
 
-    `image_shape` is the working image's (height, width). Boxes are unsorted, in contour order.
+    `image_shape` is the working image's (height, width), or its whole shape. Boxes are unsorted,
+    in contour order.
     """
     params = params or DBParams()
+    height, width = image_shape[:2]
     prob = np.asarray(prob, np.float32).reshape(np.shape(prob)[-2:])
     contours, _ = cv2.findContours(binarize(prob, params), cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
     boxes, scores = [], []
     for contour in contours[: params.max_candidates]:
-        found = _candidate(contour, prob, params)
+        found = _candidate(as_ints(contour), prob, params)
         if found is None:
             continue
-        box = _clip_and_check(_to_working(found[0], (prob.shape[0], prob.shape[1]), image_shape), image_shape)
+        quad = _to_working(found[0], (prob.shape[0], prob.shape[1]), (height, width))
+        box = _clip_and_check(quad, (height, width))
         if box is not None:
             boxes.append(box)
             scores.append(found[1])

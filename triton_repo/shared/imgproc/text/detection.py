@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from imgproc.arrays import AnyArray, Floats, Pixels, as_pixels
 from imgproc.imaging import ImageError
 
 MAX_SIDE_LEN = 2000
@@ -54,12 +55,12 @@ class ScaleInfo:
     ratio_w: float
     pad_top: int
 
-    def to_array(self) -> np.ndarray:
+    def to_array(self) -> Floats:
         """float64[5] for carrying through a Triton tensor: height, width, ratio_h, ratio_w, pad_top."""
         return np.array([self.height, self.width, self.ratio_h, self.ratio_w, self.pad_top], np.float64)
 
     @classmethod
-    def from_array(cls, values: np.ndarray) -> ScaleInfo:
+    def from_array(cls, values: AnyArray) -> ScaleInfo:
         """Inverse of `to_array`; raises ValueError on a wrong length."""
         flat = np.asarray(values, np.float64).reshape(-1)
         if flat.size != SCALE_INFO_FIELDS:
@@ -73,14 +74,14 @@ def _snap(side: float) -> int:
     return max(SIZE_MULTIPLE, int(round(side / SIZE_MULTIPLE) * SIZE_MULTIPLE))
 
 
-def _resize_snapped(image: np.ndarray, ratio: float) -> np.ndarray:
+def _resize_snapped(image: Pixels, ratio: float) -> Pixels:
     """Scale by `ratio` (truncating to whole pixels first, as RapidOCR does), sides snapped to 32."""
     height, width = image.shape[:2]
     size = (_snap(int(width * ratio)), _snap(int(height * ratio)))
-    return cv2.resize(image, size)
+    return as_pixels(cv2.resize(image, size))
 
 
-def _limit_sides(rgb: np.ndarray) -> np.ndarray:
+def _limit_sides(rgb: Pixels) -> Pixels:
     """Shrink a long side above MAX_SIDE_LEN, then grow a short side below MIN_SIDE_LEN."""
     image = rgb
     if max(image.shape[:2]) > MAX_SIDE_LEN:
@@ -98,12 +99,12 @@ def letterbox_padding(height: int, width: int) -> int:
     return int(abs(target_height - height) / 2)
 
 
-def _check_rgb(rgb: np.ndarray) -> None:
+def _check_rgb(rgb: Pixels) -> None:
     if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8 or 0 in rgb.shape:
         raise ValueError(f"expected a non-empty uint8 HxWx3 image, got {rgb.dtype}{list(rgb.shape)}")
 
 
-def prepare_image(rgb: np.ndarray) -> tuple[np.ndarray, ScaleInfo]:
+def prepare_image(rgb: Pixels) -> tuple[Pixels, ScaleInfo]:
     """uint8 RGB[h, w, 3] upload -> (uint8 BGR working image, ScaleInfo); raises ValueError,
     ImageError for an image too long and narrow to read (see MAX_DET_SIDE_LEN)."""
     _check_rgb(rgb)
@@ -112,21 +113,21 @@ def prepare_image(rgb: np.ndarray) -> tuple[np.ndarray, ScaleInfo]:
     pad = letterbox_padding(height, width)
     if max(det_input_size(height + 2 * pad, width)) > MAX_DET_SIDE_LEN:
         raise ImageError(f"a {rgb.shape[1]}x{rgb.shape[0]} image is too long and narrow to read")
-    bgr = cv2.cvtColor(limited, cv2.COLOR_RGB2BGR)
+    bgr = as_pixels(cv2.cvtColor(limited, cv2.COLOR_RGB2BGR))
     if pad:
-        bgr = cv2.copyMakeBorder(bgr, pad, pad, 0, 0, cv2.BORDER_CONSTANT, value=(0, 0, 0))
+        bgr = as_pixels(cv2.copyMakeBorder(bgr, pad, pad, 0, 0, cv2.BORDER_CONSTANT, value=(0, 0, 0)))
     ratio_h, ratio_w = rgb.shape[0] / height, rgb.shape[1] / width
     return bgr, ScaleInfo(rgb.shape[0], rgb.shape[1], ratio_h, ratio_w, pad)
 
 
-def prepare_line(rgb: np.ndarray) -> np.ndarray:
+def prepare_line(rgb: Pixels) -> Pixels:
     """uint8 RGB image of one text line -> uint8 BGR crop for recognition without detection.
 
     Same side limits as `prepare_image` but no letterbox, as RapidOCR's `use_det=False`;
     raises ValueError.
     """
     _check_rgb(rgb)
-    return cv2.cvtColor(_limit_sides(rgb), cv2.COLOR_RGB2BGR)
+    return as_pixels(cv2.cvtColor(_limit_sides(rgb), cv2.COLOR_RGB2BGR))
 
 
 def det_input_size(height: int, width: int) -> tuple[int, int]:
@@ -135,7 +136,7 @@ def det_input_size(height: int, width: int) -> tuple[int, int]:
     return _snap(int(height * ratio)), _snap(int(width * ratio))
 
 
-def _normalize_table() -> np.ndarray:
+def _normalize_table() -> Floats:
     """uint8 -> float32 lookup reproducing RapidOCR's (x * 1/255 - mean) / std arithmetic exactly."""
     scaled = np.arange(256, dtype=np.float32) * np.float32(PIXEL_SCALE)
     return ((scaled.astype(np.float64) - DET_MEAN) / DET_STD).astype(np.float32)
@@ -144,14 +145,14 @@ def _normalize_table() -> np.ndarray:
 _DET_TABLE = _normalize_table()
 
 
-def det_preprocess(bgr: np.ndarray) -> np.ndarray:
+def det_preprocess(bgr: Pixels) -> Floats:
     """uint8 BGR working image -> float32[1, 3, H, W] detector input (H, W multiples of 32)."""
     height, width = det_input_size(*bgr.shape[:2])
     resized = cv2.resize(bgr, (width, height))
     return np.ascontiguousarray(_DET_TABLE[resized].transpose(2, 0, 1)[None])
 
 
-def boxes_to_upload(boxes: np.ndarray, scale: ScaleInfo) -> np.ndarray:
+def boxes_to_upload(boxes: Floats, scale: ScaleInfo) -> Floats:
     """float32[K, 4, 2] working-image quads -> upload pixels, clipped to [0, width] x [0, height]."""
     mapped = np.asarray(boxes, np.float32).reshape(-1, 4, 2).copy()
     mapped[..., 1] -= scale.pad_top

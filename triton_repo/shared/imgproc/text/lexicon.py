@@ -115,7 +115,9 @@ def _pick(slot: _Slot, char: str) -> Choice:
 def _words_from(start: int, slots: list[_Slot], lexicon: Lexicon) -> Iterable[tuple[int, tuple[Choice, ...]]]:
     """Every dictionary word whose first character is chosen at slot `start`, with the slot
     after its last character; gaps in between may be skipped, characters may not."""
-    stack = [(char, start + 1, (_pick(slots[start], char),)) for char in slots[start].options]
+    stack: list[tuple[str, int, tuple[Choice, ...]]] = [
+        (char, start + 1, (_pick(slots[start], char),)) for char in slots[start].options
+    ]
     while stack:
         prefix, position, picked = stack.pop()
         if prefix not in lexicon.prefixes:

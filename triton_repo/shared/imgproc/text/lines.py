@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-import numpy as np
-
+from imgproc.arrays import Floats, Pixels
 from imgproc.imaging import three_channels
 
 from .db import db_postprocess
@@ -19,12 +18,12 @@ from .detection import det_preprocess, prepare_image
 from .geometry import crop_quad, sort_reading_order
 from .recognition import Decoded, apply_direction, cls_preprocess
 
-Model = Callable[[np.ndarray], Awaitable[np.ndarray]]
-Recogniser = Callable[[list[np.ndarray]], Awaitable[list[Decoded]]]
+Model = Callable[[Floats], Awaitable[Floats]]
+Recogniser = Callable[[list[Pixels]], Awaitable[list[Decoded]]]
 
 
 async def read_lines(
-    image: np.ndarray, detect: Model, classify: Model, recognise: Recogniser
+    image: Pixels, detect: Model, classify: Model, recognise: Recogniser
 ) -> list[tuple[str, float]]:
     """Text and confidence of each line of an image (gray or BGR), in reading order."""
     working, _ = prepare_image(three_channels(image))

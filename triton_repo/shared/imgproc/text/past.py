@@ -28,6 +28,8 @@ from typing import TypeVar
 
 import numpy as np
 
+from imgproc.arrays import Floats, Ints
+
 from .seq2seq import Decode
 
 T = TypeVar("T")
@@ -35,11 +37,11 @@ PRESENT, PAST = "present.", "past_key_values."
 SELF_ATTENTION = ".decoder."  # present.{i}.decoder.key: the part of the cache that grows
 
 # ids -> (logits of the last position float32[R, V], the `present.*` entries by name)
-FirstCall = Callable[[np.ndarray], Awaitable[tuple[np.ndarray, Mapping[str, T]]]]
+FirstCall = Callable[[Ints], Awaitable[tuple[Floats, Mapping[str, T]]]]
 # (last ids int64[R, 1], the `past_key_values.*` entries) -> the same
-PastCall = Callable[[np.ndarray, Mapping[str, T]], Awaitable[tuple[np.ndarray, Mapping[str, T]]]]
+PastCall = Callable[[Ints, Mapping[str, T]], Awaitable[tuple[Floats, Mapping[str, T]]]]
 # (entry, rows int64[R]) -> the entry's rows in that order
-Take = Callable[[str, T, np.ndarray], T]
+Take = Callable[[str, T, Ints], T]
 
 
 def past_of(presents: Mapping[str, T]) -> dict[str, T]:
@@ -51,7 +53,7 @@ def past_of(presents: Mapping[str, T]) -> dict[str, T]:
     }
 
 
-def reordered(cache: Mapping[str, T], parents: np.ndarray, take: Take[T]) -> dict[str, T]:
+def reordered(cache: Mapping[str, T], parents: Ints, take: Take[T]) -> dict[str, T]:
     """The cache with its self-attention entries' rows in the order of `parents` (untouched
     when every row continues itself)."""
     if np.array_equal(parents, np.arange(len(parents))):
@@ -66,7 +68,7 @@ def with_past(first: FirstCall[T], later: PastCall[T], take: Take[T]) -> Decode:
     ValueError when the first call answers no `present.*` (a decoder exported without past)."""
     cache: dict[str, T] = {}
 
-    async def decode(ids: np.ndarray, parents: np.ndarray) -> np.ndarray:
+    async def decode(ids: Ints, parents: Ints) -> Floats:
         nonlocal cache
         if not cache:
             logits, presents = await first(ids)

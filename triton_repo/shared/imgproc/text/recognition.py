@@ -20,6 +20,8 @@ from functools import cache
 import cv2
 import numpy as np
 
+from imgproc.arrays import Floats, Ints, Mask, Pixels, Strings, as_pixels
+
 from .ctc import Frames, top_frames
 
 CHANNELS = 3
@@ -37,7 +39,7 @@ MIN_PITCH_CHARS = 4
 PIXEL_MAX = 255
 
 
-def _normalize_table() -> np.ndarray:
+def _normalize_table() -> Floats:
     """uint8 -> float32 lookup reproducing PP-OCR's float32 (x / 255 - 0.5) / 0.5 exactly."""
     half = np.float32(0.5)
     return (np.arange(PIXEL_MAX + 1, dtype=np.float32) / np.float32(PIXEL_MAX) - half) / half
@@ -46,13 +48,13 @@ def _normalize_table() -> np.ndarray:
 _LINE_TABLE = _normalize_table()
 
 
-def _resized_width(crop: np.ndarray, height: int, max_width: int) -> int:
+def _resized_width(crop: Pixels, height: int, max_width: int) -> int:
     """Width after scaling the crop to `height`, rounded up, capped at `max_width`."""
     scaled = math.ceil(height * (crop.shape[1] / float(crop.shape[0])))
     return max_width if scaled > max_width else int(scaled)
 
 
-def _pad_lines(crops: Sequence[np.ndarray], height: int, width: int) -> np.ndarray:
+def _pad_lines(crops: Sequence[Pixels], height: int, width: int) -> Floats:
     """float32[N, 3, height, width]: each crop resized to `height`, normalised, zero-padded right."""
     batch = np.zeros((len(crops), CHANNELS, height, width), dtype=np.float32)
     for row, crop in enumerate(crops):
@@ -61,41 +63,39 @@ def _pad_lines(crops: Sequence[np.ndarray], height: int, width: int) -> np.ndarr
     return batch
 
 
-def cls_preprocess(crops: Sequence[np.ndarray]) -> np.ndarray:
+def cls_preprocess(crops: Sequence[Pixels]) -> Floats:
     """uint8 BGR crops -> float32[N, 3, 48, 192] input of `text_direction`."""
     return _pad_lines(crops, CLS_HEIGHT, CLS_WIDTH)
 
 
-def upside_down(cls_output: np.ndarray, thresh: float = CLS_THRESH) -> np.ndarray:
+def upside_down(cls_output: Floats, thresh: float = CLS_THRESH) -> Mask:
     """bool[N]: the classifier's float32[N, 2] output says "180" with probability above `thresh`."""
     probs = np.asarray(cls_output, np.float32).reshape(-1, 2)
     labels = probs.argmax(axis=1)
-    flips: np.ndarray = (labels == CLS_UPSIDE_DOWN) & (probs[np.arange(len(probs)), labels] > thresh)
+    flips: Mask = (labels == CLS_UPSIDE_DOWN) & (probs[np.arange(len(probs)), labels] > thresh)
     return flips
 
 
-def apply_direction(
-    crops: Sequence[np.ndarray], cls_output: np.ndarray, thresh: float = CLS_THRESH
-) -> list[np.ndarray]:
+def apply_direction(crops: Sequence[Pixels], cls_output: Floats, thresh: float = CLS_THRESH) -> list[Pixels]:
     """Turn upside-down crops by 180 degrees; raises ValueError on a count mismatch."""
     flips = upside_down(cls_output, thresh)
     if len(flips) != len(crops):
         raise ValueError(f"{len(crops)} crops but {len(flips)} direction scores")
-    return [cv2.rotate(c, cv2.ROTATE_180) if f else c for c, f in zip(crops, flips, strict=True)]
+    return [as_pixels(cv2.rotate(c, cv2.ROTATE_180)) if f else c for c, f in zip(crops, flips, strict=True)]
 
 
-def rec_width(crops: Sequence[np.ndarray]) -> int:
+def rec_width(crops: Sequence[Pixels]) -> int:
     """Recogniser input width for these crops: 48 x the widest aspect ratio, at least 320."""
     ratio = max([REC_MIN_WIDTH / REC_HEIGHT] + [c.shape[1] / c.shape[0] for c in crops])
     return int(REC_HEIGHT * ratio)
 
 
-def rec_preprocess(crops: Sequence[np.ndarray]) -> np.ndarray:
+def rec_preprocess(crops: Sequence[Pixels]) -> Floats:
     """uint8 BGR crops -> float32[N, 3, 48, W] input of `text_recognition`, W = `rec_width(crops)`."""
     return _pad_lines(crops, REC_HEIGHT, rec_width(crops))
 
 
-def aspect_batches(crops: Sequence[np.ndarray], batch_size: int = REC_BATCH_SIZE) -> list[np.ndarray]:
+def aspect_batches(crops: Sequence[Pixels], batch_size: int = REC_BATCH_SIZE) -> list[Ints]:
     """RapidOCR's recognition groups: crop indices sorted by aspect ratio, in chunks of `batch_size`."""
     order = np.argsort(np.array([c.shape[1] / float(c.shape[0]) for c in crops]))
     return [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
@@ -172,7 +172,7 @@ class Decoded:
         return float(np.mean(np.array(self.probs, np.float64))) if self.probs else 0.0
 
 
-def _top(step: np.ndarray, count: int, charset: Sequence[str]) -> tuple[Alternative, ...]:
+def _top(step: Floats, count: int, charset: Sequence[str]) -> tuple[Alternative, ...]:
     """The `count` most probable characters of one step (the blank left out)."""
     top = np.argpartition(step, -count)[-count:]
     top = top[np.argsort(step[top])[::-1]]
@@ -180,7 +180,7 @@ def _top(step: np.ndarray, count: int, charset: Sequence[str]) -> tuple[Alternat
 
 
 def _decode_row(
-    row: np.ndarray, charset: Sequence[str], alternatives: int, frames: int, index: Mapping[str, int]
+    row: Floats, charset: Sequence[str], alternatives: int, frames: int, index: Mapping[str, int]
 ) -> Decoded:
     """One sequence: collapse repeats, drop blanks, keep each kept step's probability (and the
     `frames` likeliest characters of every frame, when asked for)."""
@@ -208,7 +208,7 @@ def charset_index(charset: tuple[str, ...]) -> dict[str, int]:
 
 
 def ctc_decode_chars(
-    probs: np.ndarray, charset: Sequence[str], alternatives: int = 0, frames: int = 0
+    probs: Floats, charset: Sequence[str], alternatives: int = 0, frames: int = 0
 ) -> list[Decoded]:
     """Greedy CTC over float32[N, T, C] softmax, per character, with the `alternatives` most
     probable characters of each kept step and, when `frames` is set, that many likeliest
@@ -221,19 +221,19 @@ def ctc_decode_chars(
     return [_decode_row(row, charset, count, frames, index) for row in probs]
 
 
-def ctc_decode(probs: np.ndarray, charset: Sequence[str]) -> list[tuple[str, float]]:
+def ctc_decode(probs: Floats, charset: Sequence[str]) -> list[tuple[str, float]]:
     """Greedy CTC over float32[N, T, C] softmax -> [(text, score)]; ValueError if C != len(charset)."""
     return [(line.text, line.score) for line in ctc_decode_chars(probs, charset)]
 
 
-def confident(scores: np.ndarray, text_score: float = TEXT_SCORE) -> np.ndarray:
+def confident(scores: Floats, text_score: float = TEXT_SCORE) -> Mask:
     """bool[N]: lines RapidOCR keeps in its full pipeline (score >= `text_score`)."""
     return np.asarray(scores, np.float64) >= text_score
 
 
 def confident_lines(
-    lines: Sequence[Decoded], boxes: np.ndarray, text_score: float = TEXT_SCORE
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    lines: Sequence[Decoded], boxes: Floats, text_score: float = TEXT_SCORE
+) -> tuple[Strings, Floats, Floats]:
     """RapidOCR's score filter over decoded lines and their float32[N, 4, 2] boxes: (UTF-8 texts
     as an object array, float32 scores, float32 boxes) of the lines kept."""
     scores = np.array([line.score for line in lines], np.float64)

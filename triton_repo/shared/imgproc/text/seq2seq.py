@@ -31,6 +31,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from imgproc.arrays import Floats, Ints, Pixels, as_pixels
 from imgproc.imaging import WHITE, ImageError
 
 from .recognition import Decoded
@@ -41,7 +42,7 @@ VOCAB_FILE = "vocab.json"
 BYTE_LEVEL_SPACE, SENTENCEPIECE_SPACE = "\u0120", "\u2581"
 
 # (input_ids int64[R, T], parents int64[R]) -> the logits of the last position, float32[R, V]
-Decode = Callable[[np.ndarray, np.ndarray], Awaitable[np.ndarray]]
+Decode = Callable[[Ints, Ints], Awaitable[Floats]]
 
 
 @dataclass(frozen=True)
@@ -76,25 +77,25 @@ def _number(kind: object, text: str) -> float | int:
     return float(text) if kind == "float" else int(text)
 
 
-def fit_strip(image: np.ndarray, spec: Seq2SeqSpec) -> np.ndarray:
+def fit_strip(image: Pixels, spec: Seq2SeqSpec) -> Pixels:
     """uint8[H, W, 3] BGR line image -> uint8[spec.height, spec.width, 3]: scaled to the height
     keeping its aspect (squeezed when wider than `width`), padded white on the right; or
     stretched to the size when the checkpoint does not keep the aspect."""
     if not spec.keep_aspect:
-        return cv2.resize(image, (spec.width, spec.height), interpolation=cv2.INTER_AREA)
+        return as_pixels(cv2.resize(image, (spec.width, spec.height), interpolation=cv2.INTER_AREA))
     width = min(spec.width, max(1, round(image.shape[1] * spec.height / max(1, image.shape[0]))))
     fitted = np.full((spec.height, spec.width, 3), WHITE, np.uint8)
     fitted[:, :width] = cv2.resize(image, (width, spec.height), interpolation=cv2.INTER_AREA)
     return fitted
 
 
-def pixel_values(fitted: np.ndarray, spec: Seq2SeqSpec) -> np.ndarray:
+def pixel_values(fitted: Pixels, spec: Seq2SeqSpec) -> Floats:
     """uint8[N, H, W, 3] BGR fitted strips -> the encoder's float32[N, 3, H, W], RGB, normalised."""
     rgb = fitted[..., ::-1].astype(np.float32) / np.float32(WHITE)
     return np.ascontiguousarray(((rgb - np.float32(spec.mean)) / np.float32(spec.std)).transpose(0, 3, 1, 2))
 
 
-def unpadded(images: np.ndarray, widths: np.ndarray | None) -> list[np.ndarray]:
+def unpadded(images: Pixels, widths: Ints | None) -> list[Pixels]:
     """The rows of a white-padded uint8[N, H, W, 3] batch, each cut to its own width; raises
     ImageError when the widths are not one per row, each within the batch's width."""
     if widths is None:
@@ -109,7 +110,7 @@ def unpadded(images: np.ndarray, widths: np.ndarray | None) -> list[np.ndarray]:
     return [image[:, : int(width)] for image, width in zip(images, widths, strict=True)]
 
 
-def padded_batch(images: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+def padded_batch(images: Sequence[Pixels]) -> tuple[Pixels, Ints]:
     """BGR line images -> (uint8[N, H, W, 3] padded white right and below, int32[N] widths)."""
     height = max((image.shape[0] for image in images), default=1)
     width = max((image.shape[1] for image in images), default=1)
@@ -119,9 +120,10 @@ def padded_batch(images: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return batch, np.array([image.shape[1] for image in images], np.int32)
 
 
-def _softmax(logits: np.ndarray) -> np.ndarray:
+def _softmax(logits: Floats) -> Floats:
     shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
-    return shifted / shifted.sum(axis=1, keepdims=True)
+    chances: Floats = shifted / shifted.sum(axis=1, keepdims=True)
+    return chances
 
 
 @dataclass(frozen=True)
@@ -159,9 +161,10 @@ async def greedy(
     return [Generated(tuple(t), tuple(p)) for t, p in zip(tokens, probs, strict=True)]
 
 
-def _log_softmax(logits: np.ndarray) -> np.ndarray:
+def _log_softmax(logits: Floats) -> Floats:
     shifted = logits - logits.max(axis=-1, keepdims=True)
-    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+    log_chances: Floats = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+    return log_chances
 
 
 @dataclass
@@ -180,7 +183,7 @@ class _Beam:
 
 
 def _extended(
-    beams: list[_Beam], log_probs: np.ndarray, width: int, spec: Seq2SeqSpec
+    beams: list[_Beam], log_probs: Floats, width: int, spec: Seq2SeqSpec
 ) -> list[tuple[_Beam, int]]:
     """The `width` best one-token extensions of a row's beams (an ended beam stays as it is,
     competing with its score), best first, each with the index of the beam it grew from;
@@ -218,7 +221,7 @@ async def beam_search(
     width = max(1, spec.num_beams)
     limit = spec.max_length if max_length is None else min(max_length, spec.max_length)
     beams = [[_Beam([], [], 0.0)] for _ in range(rows)]
-    parents = np.arange(rows * width, dtype=np.int64)
+    parents: Ints = np.arange(rows * width, dtype=np.int64)
     for _ in range(limit if rows else 0):
         ids = np.full((rows * width, 1 + max(len(b.tokens) for row in beams for b in row)), spec.pad_token_id)
         ids[:, 0] = spec.decoder_start_token_id
@@ -238,7 +241,7 @@ async def beam_search(
     return [Generated(tuple(beam.tokens), tuple(beam.probs)) for beam in best]
 
 
-def _parents(grown: list[list[tuple[_Beam, int]]], width: int) -> np.ndarray:
+def _parents(grown: list[list[tuple[_Beam, int]]], width: int) -> Ints:
     """Which sequence of the last call each of the next call's grew from (a slot with no beam,
     which only a vocabulary smaller than the beam width leaves, continues its row's first)."""
     parents = np.repeat(np.arange(len(grown), dtype=np.int64) * width, width)
