@@ -54,7 +54,7 @@ def main() -> int:
     if unknown := set(args.suites) - set(SUITES):
         parser.error(f"unknown suite(s): {', '.join(sorted(unknown))}")
     suites = args.suites or DEFAULT_SUITES
-    images, _ = load_mnist("test")
+    images, _ = load_mnist("all")
     digit = frontdoor.digit_png(images[FRONTDOOR_DIGIT])
     if "app" in suites:
         print(app_overhead.run(digit), "\n", flush=True)

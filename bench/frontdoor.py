@@ -26,6 +26,7 @@ import grpc
 import httpx
 import numpy as np
 import tritonclient.grpc.service_pb2 as pb
+from imgproc.arrays import Floats, Pixels
 from PIL import Image
 
 from bench.loadgen import Run, Target, drive
@@ -42,7 +43,7 @@ DIGIT_SIDE = 56  # a 28x28 test digit drawn at twice the size: a PNG of about 1 
 WARMUP_S = 1
 
 
-def digit_png(mnist_test_digit: np.ndarray) -> bytes:
+def digit_png(mnist_test_digit: Pixels) -> bytes:
     """One held-out digit as a PNG, as a client would upload it."""
     image = Image.fromarray(mnist_test_digit).resize((DIGIT_SIDE, DIGIT_SIDE), Image.Resampling.BILINEAR)
     buffer = io.BytesIO()
@@ -79,7 +80,8 @@ def infer_request(image: bytes) -> bytes:
     tensor.shape.extend([1, len(image)])
     request.outputs.add(name=OUTPUT)
     request.raw_input_contents.append(image)
-    return request.SerializeToString()
+    serialized: bytes = request.SerializeToString()
+    return serialized
 
 
 def grpc_frame(message: bytes) -> bytes:
@@ -111,7 +113,7 @@ def targets(stack: Stack, image: bytes) -> dict[str, Target]:
     }  # fmt: skip
 
 
-def probe(target: Target) -> np.ndarray:
+def probe(target: Target) -> Floats:
     """Send the target's exact body once with a real client; the probabilities it returns."""
     if target.protocol == "grpc":
         host = target.url.removeprefix("http://").split("/", 1)[0]

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from imgproc.arrays import Ints
 
 WRK_SCRIPT = Path(__file__).with_name("wrk_post.lua")
 WRK_ERROR_KINDS = ("connect", "read", "write", "status", "timeout")
@@ -53,7 +54,7 @@ class Run:
 
     requests: int
     errors: int
-    duration_s: int
+    duration_s: float
     p50_ms: float
     p95_ms: float
     p99_ms: float
@@ -88,7 +89,7 @@ def parse_wrk(stdout: str) -> dict[str, int]:
     raise LoadGeneratorError(f"wrk printed no summary:\n{stdout[-2000:]}")
 
 
-def parse_h2load_log(text: str) -> tuple[np.ndarray, np.ndarray]:
+def parse_h2load_log(text: str) -> tuple[Ints, Ints]:
     """(HTTP status, duration in µs) of every request in an h2load --log-file."""
     rows = np.array([line.split("\t") for line in text.splitlines() if line.strip()], dtype=np.int64)
     if rows.size == 0:

@@ -14,12 +14,14 @@ import json
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
+from imgproc.arrays import Floats
 
 from bench.serving import Stack, closed_loop, gateway_share, gateway_snapshot, step_table, step_times
 from evaluation.support.reference_ocr import REFERENCE_PYTHON
@@ -30,6 +32,7 @@ CONCURRENCY = (1, 4, 16)
 ROUTE, MODEL = "/v1/ocr", "ocr"
 REFERENCE_SCRIPT = PROJECT_ROOT / "bench" / "reference_throughput.py"
 PAGES = 6  # at most this many distinct pages (the corpus gives 4 clean ones), cycled through
+Side = tuple[float, Floats, int]  # one side's pages/s, latencies in s and failed requests
 
 
 def pages(count: int) -> list[bytes]:
@@ -59,7 +62,7 @@ class Reference:
     def __init__(self, process: subprocess.Popen[str]) -> None:
         self._process = process
 
-    def read(self, concurrency: int, requests: int) -> tuple[float, np.ndarray, int]:
+    def read(self, concurrency: int, requests: int) -> Side:
         """(pages/s, latencies in s, 0 failures) of `requests` pages from `concurrency` threads."""
         assert self._process.stdin and self._process.stdout
         self._process.stdin.write(json.dumps({"concurrency": concurrency, "requests": requests}) + "\n")
@@ -95,9 +98,9 @@ def measure(
         for number in range(rounds):
             for concurrency in levels:
                 n = max(requests, concurrency)
-                sides = [
-                    lambda c=concurrency, n=n: _ours(stack, images, c, n),
-                    lambda c=concurrency, n=n: ref.read(c, n),
+                sides: list[Callable[[], Side]] = [
+                    partial(_ours, stack, images, concurrency, n),
+                    partial(ref.read, concurrency, n),
                 ]
                 if number % 2:
                     sides.reverse()
@@ -105,18 +108,13 @@ def measure(
                 if number % 2:
                     results.reverse()
                 (ours, ours_s, errors), (theirs, ref_s, _) = results
-                measured.append(
-                    Round(
-                        concurrency, ours, theirs, 1000 * np.median(ours_s), 1000 * np.median(ref_s), errors
-                    )
-                )
+                p50s = (float(1000 * np.median(ours_s)), float(1000 * np.median(ref_s)))
+                measured.append(Round(concurrency, ours, theirs, *p50s, errors))
                 print(f"round {number + 1}: {measured[-1]}", file=sys.stderr, flush=True)
     return measured
 
 
-def _ours(
-    stack: Stack, images: list[bytes], concurrency: int, requests: int
-) -> tuple[float, np.ndarray, int]:
+def _ours(stack: Stack, images: list[bytes], concurrency: int, requests: int) -> Side:
     """(pages/s, latencies in s, failed requests); failed requests do not count as pages."""
     result = closed_loop(stack.gateway_url, ROUTE, images, concurrency, requests)
     return (requests - result.errors) / result.wall_s, result.latencies_s, result.errors
@@ -150,7 +148,11 @@ def plot(rounds: Sequence[Round], path: Path) -> None:
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
     figure, axes = plt.subplots(figsize=(7, 4.5), dpi=120)
-    for name, value in (("/v1/ocr", lambda r: r.ours), ("RapidOCR in-process", lambda r: r.reference)):
+    series: tuple[tuple[str, Callable[[Round], float]], ...] = (
+        ("/v1/ocr", lambda r: r.ours),
+        ("RapidOCR in-process", lambda r: r.reference),
+    )
+    for name, value in series:
         medians = [np.median([value(r) for r in rounds if r.concurrency == c]) for c in levels]
         (drawn,) = axes.plot(levels, medians, "o-", label=name)
         axes.plot(

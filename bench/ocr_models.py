@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 import onnxruntime as ort
+from imgproc.arrays import Floats, as_pixels
 from imgproc.imaging import three_channels
 from imgproc.text.db import db_postprocess
 from imgproc.text.detection import det_preprocess, prepare_image
@@ -51,12 +52,12 @@ def _originals() -> dict[str, bytes]:
         return {a.model_name: archive.open(a.member).read() for a in RAPIDOCR.assets if a.folded_sha256}
 
 
-def inputs(images: Sequence[bytes]) -> dict[str, list[np.ndarray]]:
+def inputs(images: Sequence[bytes]) -> dict[str, list[Floats]]:
     """The detector's input per page and the recogniser's per width group, as /v1/ocr makes them."""
     detector, direction = _session(_provisioned("text_detection")), _session(_provisioned("text_direction"))
-    found: dict[str, list[np.ndarray]] = {"text_detection": [], "text_recognition": []}
+    found: dict[str, list[Floats]] = {"text_detection": [], "text_recognition": []}
     for data in images:
-        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        image = as_pixels(cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR))
         working, _ = prepare_image(three_channels(image))
         tensor = det_preprocess(working)
         found["text_detection"].append(tensor)
@@ -76,14 +77,14 @@ class Row:
     max_difference: float
 
 
-def _seconds(session: ort.InferenceSession, tensors: Sequence[np.ndarray]) -> float:
+def _seconds(session: ort.InferenceSession, tensors: Sequence[Floats]) -> float:
     started = time.perf_counter()
     for tensor in tensors:
         session.run(None, {"x": tensor})
     return time.perf_counter() - started
 
 
-def compare(name: str, original: bytes, tensors: Sequence[np.ndarray], rounds: int, count: int) -> Row:
+def compare(name: str, original: bytes, tensors: Sequence[Floats], rounds: int, count: int) -> Row:
     before, after = _session(original), _session(_provisioned(name))
     times: dict[str, list[float]] = {"original": [], "folded": []}
     for round_ in range(rounds):

@@ -21,12 +21,14 @@ import asyncio
 import statistics
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import tritonclient.grpc as grpcclient
+from imgproc.arrays import AnyArray, Pixels
 from imgproc.imaging import decode_rgb, three_channels
 from imgproc.seal.config import DEFAULT_CONFIG
 from imgproc.seal.pipeline import find_page_seals, seal_strips
@@ -42,10 +44,10 @@ CTC = "text_recognition_v6"
 NO_PAST = f"{SEQ2SEQ}_without_past"  # the same BLS model, its decoder_with_past_model unset
 MODELS = TRITON_REPO / "models"
 SERVED = (CTC, "seal_seq2seq_encoder", "seal_seq2seq_decoder", "seal_seq2seq_decoder_with_past")
-Timed = Callable[[list[np.ndarray]], float]
+Timed = Callable[[list[Pixels]], float]
 
 
-def rims(models: OnnxSealModels, pages: int) -> list[list[np.ndarray]]:
+def rims(models: OnnxSealModels, pages: int) -> list[list[Pixels]]:
     """Each seal's rim strips, from generated pages."""
     found = []
     for page in generated_pages(3000, pages, 0):
@@ -56,7 +58,7 @@ def rims(models: OnnxSealModels, pages: int) -> list[list[np.ndarray]]:
     return found
 
 
-def _ms(run: Callable[[], Awaitable[object]]) -> float:
+def _ms(run: Callable[[], Coroutine[Any, Any, object]]) -> float:
     started = time.perf_counter()
     asyncio.run(run())
     return (time.perf_counter() - started) * 1000.0
@@ -75,7 +77,8 @@ def in_process(models: OnnxSealModels, beams: int) -> dict[str, Timed]:
     }
 
 
-def _inputs(model: str, rim: list[np.ndarray]) -> list[grpcclient.InferInput]:
+def _inputs(model: str, rim: list[Pixels]) -> list[grpcclient.InferInput]:
+    tensors: dict[str, AnyArray]
     if model == CTC:
         tensors = {"x": rec_preprocess([three_channels(strip) for strip in rim])}
     else:
@@ -93,7 +96,7 @@ def _inputs(model: str, rim: list[np.ndarray]) -> list[grpcclient.InferInput]:
     return inputs
 
 
-def _triton_ms(client: grpcclient.InferenceServerClient, model: str, rim: list[np.ndarray]) -> float:
+def _triton_ms(client: grpcclient.InferenceServerClient, model: str, rim: list[Pixels]) -> float:
     inputs = _inputs(model, rim)
     started = time.perf_counter()
     client.infer(model, inputs)
@@ -109,7 +112,7 @@ def _repository(target: Path, beams: int) -> Path:
     return target
 
 
-def _measure(timed: dict[str, Timed], strips: list[list[np.ndarray]], rounds: int) -> dict[str, list[float]]:
+def _measure(timed: dict[str, Timed], strips: list[list[Pixels]], rounds: int) -> dict[str, list[float]]:
     times: dict[str, list[float]] = {name: [] for name in timed}
     for _ in range(rounds):
         for rim in strips:

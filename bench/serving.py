@@ -13,6 +13,7 @@ from itertools import cycle
 import httpx
 import numpy as np
 import tritonclient.grpc as grpcclient
+from imgproc.arrays import Floats
 from prometheus_client.parser import text_string_to_metric_families
 
 from bench.procstat import pin_tree, tree_cpu_s
@@ -60,7 +61,7 @@ class LoadResult:
     requests: int
     errors: int
     wall_s: float
-    latencies_s: np.ndarray
+    latencies_s: Floats
 
     def row(self) -> str:
         p50, p95, p99 = (np.percentile(self.latencies_s, q) * 1000 for q in (50, 95, 99))

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
+from imgproc.arrays import AnyArray, Floats, Pixels
 from imgproc.text import (
     apply_direction,
     aspect_batches,
@@ -43,7 +44,7 @@ class OcrLine:
 
     text: str
     score: float
-    box: np.ndarray
+    box: Floats
 
 
 def onnx_session(path: Path, threads: int) -> ort.InferenceSession:
@@ -53,7 +54,7 @@ def onnx_session(path: Path, threads: int) -> ort.InferenceSession:
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 
-def run_session(session: ort.InferenceSession, tensor: np.ndarray) -> np.ndarray:
+def run_session(session: ort.InferenceSession, tensor: Floats) -> AnyArray:
     name = session.get_inputs()[0].name
     return np.asarray(session.run(None, {name: tensor})[0])
 
@@ -69,10 +70,10 @@ class InProcessOcr:
         self.charset = load_charset(rec_path)
         self.rec_batch_size = rec_batch_size
 
-    def _upright(self, crops: Sequence[np.ndarray]) -> list[np.ndarray]:
+    def _upright(self, crops: Sequence[Pixels]) -> list[Pixels]:
         return apply_direction(crops, run_session(self.cls, cls_preprocess(crops)))
 
-    def recognize(self, crops: Sequence[np.ndarray]) -> list[tuple[str, float]]:
+    def recognize(self, crops: Sequence[Pixels]) -> list[tuple[str, float]]:
         """Direction-correct and recognise BGR line crops, results in input order."""
         if not crops:
             return []
@@ -85,7 +86,7 @@ class InProcessOcr:
                 results[index] = result
         return results
 
-    def read_page(self, rgb: np.ndarray) -> list[OcrLine]:
+    def read_page(self, rgb: Pixels) -> list[OcrLine]:
         """RapidOCR's full pipeline on an RGB image: lines in reading order, low scores dropped."""
         image, scale = prepare_image(rgb)
         prob = run_session(self.det, det_preprocess(image))
@@ -94,8 +95,8 @@ class InProcessOcr:
         results = self.recognize([crop_quad(image, box) for box in boxes])
         keep = confident(np.array([score for _, score in results]))
         upload_boxes = boxes_to_upload(boxes, scale)
-        return [OcrLine(*results[i], upload_boxes[i]) for i in np.flatnonzero(keep)]
+        return [OcrLine(text, score, upload_boxes[i]) for i, (text, score) in enumerate(results) if keep[i]]
 
-    def read_line(self, rgb: np.ndarray) -> tuple[str, float]:
+    def read_line(self, rgb: Pixels) -> tuple[str, float]:
         """RapidOCR's `use_det=False`: the whole RGB image as one line (no score filter)."""
         return self.recognize([prepare_line(rgb)])[0]

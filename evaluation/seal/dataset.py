@@ -94,7 +94,7 @@ def split_lines(inner: str | None, other: list[str] | None = None) -> tuple[tupl
 
 
 @cache
-def annotations() -> dict[str, Any]:
+def _annotations() -> dict[str, Any]:
     """This project's annotations of seals-dev (see the file's "about")."""
     loaded: dict[str, Any] = json.loads(ANNOTATIONS.read_text(encoding="utf-8"))
     return loaded
@@ -102,7 +102,7 @@ def annotations() -> dict[str, Any]:
 
 def split_of(file: str) -> str | None:
     """TUNING or HELDOUT for a real seals-dev image, None for the synthetic and rendered ones."""
-    split = annotations()["split"]
+    split = _annotations()["split"]
     return TUNING if file in split[TUNING] else HELDOUT if file in split[HELDOUT] else None
 
 
@@ -127,7 +127,7 @@ def _truth_seals(item: dict[str, Any], page: dict[str, Any]) -> tuple[TruthSeal,
 def seals_dev_pages(splits: frozenset[str] | None = None) -> Iterator[TruthPage]:
     """The seals-dev images (all, or those of the named splits) with their truth."""
     manifest = json.loads((SEALS_DEV / "manifest.json").read_text(encoding="utf-8"))
-    pages = annotations()["pages"]
+    pages = _annotations()["pages"]
     for item in manifest:
         file = item["file"]
         split = split_of(file) or dev_group(file)

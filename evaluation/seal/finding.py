@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator
 
 import cv2
 import numpy as np
+from imgproc.arrays import Pixels
 from imgproc.imaging import decode_rgb
 from imgproc.seal import find_seals
 
@@ -42,7 +43,7 @@ def _say(line: str) -> None:
     print(line)  # noqa: T201 - this is a command-line report
 
 
-def find(rgb: np.ndarray) -> list[FoundSeal]:
+def find(rgb: Pixels) -> list[FoundSeal]:
     """The finder's regions on an RGB page, as found seals without text."""
     return [FoundSeal(region.box, region.shape.value, "") for region in find_seals(rgb)]
 

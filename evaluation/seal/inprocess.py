@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
 
-import numpy as np
 import onnxruntime as ort
 from google.protobuf import text_format
+from imgproc.arrays import Floats, Pixels
 from imgproc.imaging import decode_rgb, three_channels
 from imgproc.seal.config import SealConfig, served_config
 from imgproc.seal.pipeline import read_page
@@ -62,11 +62,11 @@ class OnnxSealModels:
         """The encoder-decoder recogniser, loaded only when a configuration names it."""
         return OnnxSeq2Seq(self._repository, self._threads)
 
-    async def seal_text(self, tensor: np.ndarray) -> np.ndarray:
+    async def seal_text(self, tensor: Floats) -> Floats:
         return run_session(self.seal_det, tensor)
 
     async def recognise(
-        self, model: str, images: Sequence[np.ndarray], alternatives: int, frames: int = 0
+        self, model: str, images: Sequence[Pixels], alternatives: int, frames: int = 0
     ) -> list[Decoded]:
         if model == SEQ2SEQ:
             return await self.seq2seq.recognise(images)
@@ -74,14 +74,14 @@ class OnnxSealModels:
         batch = rec_preprocess([three_channels(image) for image in images])
         return ctc_decode_chars(run_session(session, batch), charset, alternatives, frames)
 
-    async def read_lines(self, image: np.ndarray) -> list[Line]:
-        async def detect(tensor: np.ndarray) -> np.ndarray:
+    async def read_lines(self, image: Pixels) -> list[Line]:
+        async def detect(tensor: Floats) -> Floats:
             return run_session(self.det, tensor)
 
-        async def classify(tensor: np.ndarray) -> np.ndarray:
+        async def classify(tensor: Floats) -> Floats:
             return run_session(self.cls, tensor)
 
-        async def recognise(crops: list[np.ndarray]) -> list[Decoded]:
+        async def recognise(crops: list[Pixels]) -> list[Decoded]:
             return await self.recognise("text_recognition", crops, 0)
 
         return await read_lines(image, detect, classify, recognise)

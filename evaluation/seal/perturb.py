@@ -17,6 +17,7 @@ from dataclasses import replace
 
 import cv2
 import numpy as np
+from imgproc.arrays import Pixels, as_pixels
 from imgproc.imaging import decode_rgb
 from imgproc.seal.geometry import ellipse_extent, turn_matrix
 
@@ -24,7 +25,7 @@ from evaluation.seal.dataset import Box, TruthPage
 
 Place = Callable[[Box], Box]
 # A perturbation: the changed image, and where a box of the original lies on it.
-Perturbation = Callable[[np.ndarray], tuple[np.ndarray, Place]]
+Perturbation = Callable[[Pixels], tuple[Pixels, Place]]
 
 SMALL_SCALE = 0.5  # a low-resolution scan: seals of about 100-150 px
 TURN_DEGREES = 10.0  # a page photographed or scanned askew
@@ -40,19 +41,19 @@ def _scaled_box(box: Box) -> Box:
     return x0, y0, x1, y1
 
 
-def _small(rgb: np.ndarray) -> tuple[np.ndarray, Place]:
+def _small(rgb: Pixels) -> tuple[Pixels, Place]:
     height, width = rgb.shape[:2]
     size = (max(1, round(width * SMALL_SCALE)), max(1, round(height * SMALL_SCALE)))
-    return cv2.resize(rgb, size, interpolation=cv2.INTER_AREA), _scaled_box
+    return as_pixels(cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)), _scaled_box
 
 
-def _turned(rgb: np.ndarray) -> tuple[np.ndarray, Place]:
+def _turned(rgb: Pixels) -> tuple[Pixels, Place]:
     """The page turned by `TURN_DEGREES` on a canvas that holds it all, paper around it; a box
     goes where the ellipse inscribed in it lands (seals are round or oval)."""
     height, width = rgb.shape[:2]
     matrix, canvas = turn_matrix((width, height), -TURN_DEGREES)  # anticlockwise on screen
     paper = tuple(int(v) for v in np.median(rgb.reshape(-1, 3), axis=0))
-    turned = cv2.warpAffine(rgb, matrix, canvas, flags=cv2.INTER_LINEAR, borderValue=paper)
+    turned = as_pixels(cv2.warpAffine(rgb, matrix, canvas, flags=cv2.INTER_LINEAR, borderValue=paper))
 
     def place(box: Box) -> Box:
         x0, y0, x1, y1 = box
@@ -67,26 +68,26 @@ def _same(box: Box) -> Box:
     return box
 
 
-def _in_place(change: Callable[[np.ndarray], np.ndarray]) -> Perturbation:
+def _in_place(change: Callable[[Pixels], Pixels]) -> Perturbation:
     """A perturbation that changes pixels only: every box stays where it is."""
     return lambda rgb: (change(rgb), _same)
 
 
-def _cast(rgb: np.ndarray) -> np.ndarray:
+def _cast(rgb: Pixels) -> Pixels:
     return np.clip(rgb.astype(np.float32) * np.array(COLD_CAST, np.float32), 0, 255).astype(np.uint8)
 
 
-def _grey(rgb: np.ndarray) -> np.ndarray:
-    return cv2.cvtColor(cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY), cv2.COLOR_GRAY2RGB)
+def _grey(rgb: Pixels) -> Pixels:
+    return as_pixels(cv2.cvtColor(cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY), cv2.COLOR_GRAY2RGB))
 
 
-def _jpeg(rgb: np.ndarray) -> np.ndarray:
+def _jpeg(rgb: Pixels) -> Pixels:
     encoded = cv2.imencode(".jpg", rgb[:, :, ::-1], [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])[1]
-    return cv2.imdecode(encoded, cv2.IMREAD_COLOR)[:, :, ::-1]
+    return as_pixels(cv2.imdecode(encoded, cv2.IMREAD_COLOR))[:, :, ::-1]
 
 
-def _blurred(rgb: np.ndarray) -> np.ndarray:
-    return cv2.GaussianBlur(rgb, (0, 0), BLUR_SIGMA)
+def _blurred(rgb: Pixels) -> Pixels:
+    return as_pixels(cv2.GaussianBlur(rgb, (0, 0), BLUR_SIGMA))
 
 
 PERTURBATIONS: dict[str, Perturbation] = {

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from imgproc.arrays import AnyArray, Floats, Ints, Pixels
 from imgproc.imaging import three_channels
 from imgproc.text import Decoded
 from imgproc.text.past import with_past
@@ -87,7 +88,7 @@ class OnnxSeq2Seq:
         past = parameters.get("decoder_with_past_model")
         self.with_past = onnx_session(_graph(model_repository / past), threads) if past else None
 
-    async def recognise(self, images: Sequence[np.ndarray]) -> list[Decoded]:
+    async def recognise(self, images: Sequence[Pixels]) -> list[Decoded]:
         """Each line image read, as the BLS model reads a batch."""
         if not images:
             return []
@@ -98,29 +99,27 @@ class OnnxSeq2Seq:
         rows = await generate(self._decode(states), len(images), self.spec)
         return [as_decoded(text_of(self.vocabulary, row), row_score(row)) for row in rows]
 
-    def _decode(self, states: np.ndarray) -> Decode:
+    def _decode(self, states: Floats) -> Decode:
         if self.with_past is not None:
             return self._decode_with_past(states, self.with_past)
 
-        async def decode(ids: np.ndarray, _parents: np.ndarray) -> np.ndarray:
+        async def decode(ids: Ints, _parents: Ints) -> Floats:
             logits = self.decoder.run(["logits"], {"input_ids": ids, "encoder_hidden_states": states})[0]
             return np.asarray(logits[:, -1])
 
         return decode
 
-    def _decode_with_past(self, states: np.ndarray, later_session: Any) -> Decode:
-        async def first(ids: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    def _decode_with_past(self, states: Floats, later_session: Any) -> Decode:
+        async def first(ids: Ints) -> tuple[Floats, dict[str, AnyArray]]:
             return _logits_and_rest(self.decoder, {"input_ids": ids, "encoder_hidden_states": states})
 
-        async def later(
-            ids: np.ndarray, past: Mapping[str, np.ndarray]
-        ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        async def later(ids: Ints, past: Mapping[str, AnyArray]) -> tuple[Floats, dict[str, AnyArray]]:
             return _logits_and_rest(later_session, {"input_ids": ids, **past})
 
         return with_past(first, later, lambda _name, value, rows: value[rows])
 
 
-def _logits_and_rest(session: Any, feeds: dict[str, np.ndarray]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def _logits_and_rest(session: Any, feeds: dict[str, AnyArray]) -> tuple[Floats, dict[str, AnyArray]]:
     """One decoder call: the last position's logits, and its other outputs by name."""
     names = [output.name for output in session.get_outputs()]
     outputs = dict(zip(names, session.run(None, feeds), strict=True))

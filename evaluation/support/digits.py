@@ -16,6 +16,7 @@ from typing import Literal
 
 import cv2
 import numpy as np
+from imgproc.arrays import Floats, Pixels, as_floats
 
 DATA_ENV = "MNIST_DIR"
 DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "mnist"
@@ -45,7 +46,7 @@ def data_dir() -> Path:
     return Path(os.environ.get(DATA_ENV, DEFAULT_DATA_DIR))
 
 
-def load_mnist(split: Split = "all", root: Path | None = None) -> tuple[np.ndarray, np.ndarray]:
+def load_mnist(split: Split = "all", root: Path | None = None) -> tuple[Pixels, Pixels]:
     """Return (images uint8 [N,28,28], labels uint8 [N]); raises FileNotFoundError or ValueError."""
     folder = root or data_dir()
     images = _read_idx(folder / IMAGES_FILE, IDX_IMAGES_MAGIC).reshape(-1, MNIST_SIDE, MNIST_SIDE)
@@ -59,7 +60,7 @@ def load_mnist(split: Split = "all", root: Path | None = None) -> tuple[np.ndarr
     return images, labels
 
 
-def _read_idx(path: Path, magic: int) -> np.ndarray:
+def _read_idx(path: Path, magic: int) -> Pixels:
     """Read a gzipped IDX file of unsigned bytes (header: magic, then one int32 per dimension)."""
     data = gzip.decompress(path.read_bytes())
     found = int.from_bytes(data[:4], "big")
@@ -70,7 +71,7 @@ def _read_idx(path: Path, magic: int) -> np.ndarray:
     return np.frombuffer(data, dtype=np.uint8, offset=header).copy()
 
 
-def photo_style(digit28: np.ndarray, rng: np.random.Generator) -> bytes:
+def photo_style(digit28: Pixels, rng: np.random.Generator) -> bytes:
     """Render a white-on-black square digit image (MNIST's 28x28, or larger) as a JPEG photo."""
     canvas_side = round(MNIST_SIDE * rng.uniform(*CANVAS_FACTOR))
     field = max(MNIST_SIDE, round(canvas_side * rng.uniform(*DIGIT_FILL)))
@@ -86,15 +87,15 @@ def photo_style(digit28: np.ndarray, rng: np.random.Generator) -> bytes:
     return encoded.tobytes()
 
 
-def _enlarge(digit: np.ndarray, field: int, rng: np.random.Generator) -> np.ndarray:
+def _enlarge(digit: Pixels, field: int, rng: np.random.Generator) -> Floats:
     """Resize the digit to `field` px and blur it like an out-of-focus lens; values in [0, 1]."""
     interpolation = cv2.INTER_AREA if field < digit.shape[0] else cv2.INTER_CUBIC
     big = cv2.resize(digit.astype(np.float32) / 255.0, (field, field), interpolation=interpolation)
     sigma = rng.uniform(*BLUR_SIGMA) * field / digit.shape[0]
-    return np.clip(cv2.GaussianBlur(big, (0, 0), sigma), 0.0, 1.0)
+    return np.clip(as_floats(cv2.GaussianBlur(big, (0, 0), sigma)), 0.0, 1.0)
 
 
-def _place(field_image: np.ndarray, canvas_side: int, rng: np.random.Generator) -> np.ndarray:
+def _place(field_image: Floats, canvas_side: int, rng: np.random.Generator) -> Floats:
     """Put the digit's field somewhere on a larger empty canvas, usually off centre."""
     canvas = np.zeros((canvas_side, canvas_side), np.float32)
     size = field_image.shape[0]
@@ -103,7 +104,7 @@ def _place(field_image: np.ndarray, canvas_side: int, rng: np.random.Generator) 
     return canvas
 
 
-def _paper(side: int, rng: np.random.Generator) -> np.ndarray:
+def _paper(side: int, rng: np.random.Generator) -> Floats:
     """A sheet lit unevenly: brightest at a random point, darker linearly away from it."""
     # Lighting is smooth, so it is drawn on a coarse grid and upsampled (much cheaper).
     yy, xx = np.mgrid[0:LIGHT_GRID, 0:LIGHT_GRID].astype(np.float32) / (LIGHT_GRID - 1)
@@ -111,4 +112,4 @@ def _paper(side: int, rng: np.random.Generator) -> np.ndarray:
     distance = np.hypot(yy - cy, xx - cx) / np.sqrt(2.0)
     level = rng.uniform(*PAPER_LEVEL)
     coarse = level * (1.0 - rng.uniform(*LIGHT_GRADIENT) * distance)
-    return cv2.resize(coarse, (side, side), interpolation=cv2.INTER_LINEAR)
+    return as_floats(cv2.resize(coarse, (side, side), interpolation=cv2.INTER_LINEAR))

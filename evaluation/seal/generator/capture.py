@@ -20,6 +20,7 @@ from enum import Enum
 
 import cv2
 import numpy as np
+from imgproc.arrays import Floats, Pixels, as_floats, as_pixels
 from PIL import Image
 
 from .photo import lighting, perspective
@@ -61,80 +62,81 @@ class Capture(Enum):
 class Captured:
     """The uploaded image (RGB, or grey H x W), page-to-image matrix, and JPEG quality (None: PNG)."""
 
-    image: np.ndarray
-    matrix: np.ndarray
+    image: Pixels
+    matrix: Floats
     quality: int | None
 
 
-def _scale(page_size: tuple[int, int], size: tuple[int, int]) -> np.ndarray:
+def _scale(page_size: tuple[int, int], size: tuple[int, int]) -> Floats:
     return np.diag([size[0] / page_size[0], size[1] / page_size[1], 1.0])
 
 
-def _blur(image: np.ndarray, sigma: float) -> np.ndarray:
-    return cv2.GaussianBlur(image, (0, 0), sigma) if sigma > MIN_BLUR else image
+def _blur(image: Pixels, sigma: float) -> Pixels:
+    return as_pixels(cv2.GaussianBlur(image, (0, 0), sigma)) if sigma > MIN_BLUR else image
 
 
-def _resized(page: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+def _resized(page: Pixels, size: tuple[int, int]) -> tuple[Pixels, Floats]:
     """The page at `size` (as it is when already that size) and the matrix that took it there."""
     matrix = _scale((page.shape[1], page.shape[0]), size)
     if size == (page.shape[1], page.shape[0]):
         return page, matrix
-    return cv2.resize(page, size, interpolation=cv2.INTER_AREA), matrix
+    return as_pixels(cv2.resize(page, size, interpolation=cv2.INTER_AREA)), matrix
 
 
-def _scan(rng: np.random.Generator, page: np.ndarray, size: tuple[int, int]) -> Captured:
+def _scan(rng: np.random.Generator, page: Pixels, size: tuple[int, int]) -> Captured:
     image, matrix = _resized(page, size)
     image = _blur(image, rng.uniform(0.0, MAX_SCAN_BLUR))
     png = rng.random() < SCAN_PNG_PROBABILITY
     return Captured(image, matrix, None if png else int(rng.integers(*SCAN_JPEG_QUALITY)))
 
 
-def _ranges(rng: np.random.Generator, ranges: tuple[tuple[float, float], ...]) -> np.ndarray:
+def _ranges(rng: np.random.Generator, ranges: tuple[tuple[float, float], ...]) -> Floats:
     return np.array([rng.uniform(low, high) for low, high in ranges])
 
 
-def _photo(rng: np.random.Generator, page: np.ndarray, size: tuple[int, int]) -> Captured:
+def _photo(rng: np.random.Generator, page: Pixels, size: tuple[int, int]) -> Captured:
     matrix = perspective(rng, (page.shape[1], page.shape[0]), size)
     desk = tuple(float(v) for v in _ranges(rng, DESK_COLOURS[int(rng.integers(len(DESK_COLOURS)))]))
-    image = cv2.warpPerspective(page, matrix, size, flags=cv2.INTER_LINEAR, borderValue=desk).astype(
-        np.float32
-    )
+    warped = cv2.warpPerspective(page, matrix, size, flags=cv2.INTER_LINEAR, borderValue=desk)
+    light = as_floats(warped).astype(np.float32)
     gains = _ranges(rng, COLD_GAINS if rng.random() < 0.5 else WARM_GAINS) * rng.uniform(*EXPOSURE)
-    image *= lighting(rng, size) * gains.astype(np.float32)
-    image += rng.normal(0.0, rng.uniform(*PHOTO_NOISE), (size[1], size[0], 1)).astype(np.float32)
-    image = _blur(np.clip(image, 0, 255).astype(np.uint8), rng.uniform(*PHOTO_BLUR))
+    light *= lighting(rng, size) * gains.astype(np.float32)
+    light += rng.normal(0.0, rng.uniform(*PHOTO_NOISE), (size[1], size[0], 1)).astype(np.float32)
+    image = _blur(np.clip(light, 0, 255).astype(np.uint8), rng.uniform(*PHOTO_BLUR))
     return Captured(image, matrix, int(rng.integers(*PHOTO_JPEG_QUALITY)))
 
 
-def _skew(rng: np.random.Generator, page_size: tuple[int, int], size: tuple[int, int]) -> np.ndarray:
+def _skew(rng: np.random.Generator, page_size: tuple[int, int], size: tuple[int, int]) -> Floats:
     centre = (page_size[0] / 2.0, page_size[1] / 2.0)
     rotation = np.vstack(
         [cv2.getRotationMatrix2D(centre, rng.uniform(-COPY_SKEW_DEG, COPY_SKEW_DEG), 1.0), [0, 0, 1]]
     )
-    return _scale(page_size, size) @ rotation
+    skew: Floats = _scale(page_size, size) @ rotation
+    return skew
 
 
-def _levels(rng: np.random.Generator, grey: np.ndarray) -> np.ndarray:
+def _levels(rng: np.random.Generator, grey: Pixels) -> Floats:
     """Copier contrast: dark greys go black, light greys go white, with a gamma between."""
     black, white = rng.uniform(*COPY_BLACK), rng.uniform(*COPY_WHITE)
     level = np.clip((grey.astype(np.float32) - black) / (white - black), 0.0, 1.0)
-    return level ** rng.uniform(*COPY_GAMMA) * 255.0
+    levelled: Floats = level ** rng.uniform(*COPY_GAMMA) * 255.0
+    return levelled
 
 
-def _copy(rng: np.random.Generator, page: np.ndarray, size: tuple[int, int]) -> Captured:
+def _copy(rng: np.random.Generator, page: Pixels, size: tuple[int, int]) -> Captured:
     matrix = _skew(rng, (page.shape[1], page.shape[0]), size)
     white = (255.0, 255.0, 255.0)
     flat = cv2.warpPerspective(page, matrix, size, flags=cv2.INTER_LINEAR, borderValue=white)
-    grey = _levels(rng, cv2.cvtColor(flat, cv2.COLOR_RGB2GRAY))
-    grey += rng.normal(0.0, rng.uniform(*COPY_NOISE), grey.shape).astype(np.float32)
-    specks = rng.random(grey.shape) < rng.uniform(*COPY_SPECKS)
-    grey[specks] = rng.uniform(*COPY_SPECK_LEVEL)
-    grey = _blur(np.clip(grey, 0, 255).astype(np.uint8), rng.uniform(*COPY_BLUR))
+    levels = _levels(rng, as_pixels(cv2.cvtColor(flat, cv2.COLOR_RGB2GRAY)))
+    levels += rng.normal(0.0, rng.uniform(*COPY_NOISE), levels.shape).astype(np.float32)
+    specks = rng.random(levels.shape) < rng.uniform(*COPY_SPECKS)
+    levels[specks] = rng.uniform(*COPY_SPECK_LEVEL)
+    grey = _blur(np.clip(levels, 0, 255).astype(np.uint8), rng.uniform(*COPY_BLUR))
     image = grey if rng.random() < GREY_FILE_PROBABILITY else np.repeat(grey[:, :, None], 3, axis=2)
     return Captured(image, matrix, int(rng.integers(*COPY_JPEG_QUALITY)))
 
 
-def _digital(rng: np.random.Generator, page: np.ndarray, size: tuple[int, int]) -> Captured:
+def _digital(rng: np.random.Generator, page: Pixels, size: tuple[int, int]) -> Captured:
     image, matrix = _resized(page, size)
     return Captured(image, matrix, None)
 
@@ -142,7 +144,7 @@ def _digital(rng: np.random.Generator, page: np.ndarray, size: tuple[int, int]) 
 CAPTURES = {Capture.SCAN: _scan, Capture.PHOTO: _photo, Capture.COPY: _copy, Capture.DIGITAL: _digital}
 
 
-def capture(rng: np.random.Generator, kind: Capture, page: np.ndarray, size: tuple[int, int]) -> Captured:
+def capture(rng: np.random.Generator, kind: Capture, page: Pixels, size: tuple[int, int]) -> Captured:
     """The page captured as a `size` image (width, height)."""
     return CAPTURES[kind](rng, page, size)
 

@@ -7,6 +7,7 @@ is barely larger than the seal, or smaller, so the ring is cut on one or more si
 from __future__ import annotations
 
 import numpy as np
+from imgproc.arrays import Floats, Pixels
 
 from .designs import invoice_spec, random_spec
 from .document import Request, fitted, paper
@@ -27,7 +28,7 @@ def _spec(rng: np.random.Generator, request: Request) -> SealSpec:
     return random_spec(rng, request.shape)
 
 
-def _fit(spec: SealSpec, fill: np.ndarray, size: tuple[int, int] | None) -> tuple[SealSpec, tuple[int, int]]:
+def _fit(spec: SealSpec, fill: Floats, size: tuple[int, int] | None) -> tuple[SealSpec, tuple[int, int]]:
     """The seal resized to fill a `size` image (or kept), and the image size."""
     half = np.array(extent(spec, 0.0))
     if size is None:
@@ -39,7 +40,7 @@ def _fit(spec: SealSpec, fill: np.ndarray, size: tuple[int, int] | None) -> tupl
 
 def draw(
     rng: np.random.Generator, size: tuple[int, int] | None, request: Request
-) -> tuple[np.ndarray, list[Stamp]]:
+) -> tuple[Pixels, list[Stamp]]:
     """One seal filling the image (`request.n_seals` is taken as one)."""
     spec = fitted(_spec(rng, request), request.diameter or rng.uniform(*DIAMETER))
     spec, (width, height) = _fit(spec, rng.uniform(*FILL, 2), size)

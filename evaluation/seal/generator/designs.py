@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import TypedDict
 
 import numpy as np
 
@@ -109,9 +110,22 @@ def _inner_texts(rng: np.random.Generator, shape: str) -> tuple[str, ...]:
     return (vocab.tax_id(rng), vocab.purpose(rng)) if with_id else (vocab.purpose(rng),)
 
 
-def fit_rim(
-    axes: tuple[float, float], text: str, band: tuple[float, float, float], total: float
-) -> dict[str, float]:
+class RimFit(TypedDict):
+    """The `SealSpec` fields that fit a rim text to its band (`fit_rim`)."""
+
+    rim_gap: float
+    rim_size: float
+    squeeze: float
+    span_fraction: float
+
+
+class RimLayout(RimFit):
+    """A rim text's fit and the ring it runs inside (`_rim_layout`)."""
+
+    ring: float
+
+
+def fit_rim(axes: tuple[float, float], text: str, band: tuple[float, float, float], total: float) -> RimFit:
     """Font size, squeeze and span of a rim text covering `total` of the perimeter.
 
     `band` is (border, gap, font size) from the outer edge inwards; the size shrinks where even
@@ -126,9 +140,7 @@ def fit_rim(
     return {"rim_gap": gap, "rim_size": size, "squeeze": squeeze, "span_fraction": span}
 
 
-def _rim_layout(
-    rng: np.random.Generator, axes: tuple[float, float], text: str, code: bool
-) -> dict[str, float]:
+def _rim_layout(rng: np.random.Generator, axes: tuple[float, float], text: str, code: bool) -> RimLayout:
     """Ring, font size, squeeze and span for a rim text that fits the border."""
     b = axes[1]
     ring, gap, size = b * rng.uniform(*RIM_RING), b * rng.uniform(*RIM_GAP), b * rng.uniform(*RIM_SIZE)
@@ -153,7 +165,8 @@ def random_spec(rng: np.random.Generator, shape: str | None = None) -> SealSpec:
     text = vocab.rect_word(rng) if shape == "rect" else vocab.organisation_name(rng, longest)
     layout = _rim_layout(rng, axes, text, code is not None)
     if shape == "rect":
-        layout.update(ring=axes[1] * rng.uniform(*RECT_RING), rim_size=axes[1] * rng.uniform(*RECT_TEXT_SIZE))
+        ring, rim_size = axes[1] * rng.uniform(*RECT_RING), axes[1] * rng.uniform(*RECT_TEXT_SIZE)
+        layout = {**layout, "ring": ring, "rim_size": rim_size}
     return SealSpec(
         shape=shape,
         axes=axes,

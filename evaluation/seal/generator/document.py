@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from imgproc.arrays import Pixels
 from PIL import Image, ImageDraw
 
 from . import vocab
@@ -55,7 +56,7 @@ def fitted(spec: SealSpec, diameter: float | None) -> SealSpec:
     return spec if diameter is None else scaled(spec, diameter / (2.0 * max(spec.axes)))
 
 
-def paper(rng: np.random.Generator, width: int, height: int) -> np.ndarray:
+def paper(rng: np.random.Generator, width: int, height: int) -> Pixels:
     """An RGB sheet of slightly tinted, slightly grainy paper."""
     tint = rng.uniform(*PAPER_LEVEL) + rng.uniform(-PAPER_TINT, PAPER_TINT, 3)
     noise = rng.normal(0.0, rng.uniform(*PAPER_GRAIN), (height, width, 1))
@@ -105,7 +106,7 @@ def _distractors(rng: np.random.Generator, page: Image.Image) -> Box:
 
 def draw(
     rng: np.random.Generator, size: tuple[int, int] | None, request: Request
-) -> tuple[np.ndarray, list[Stamp]]:
+) -> tuple[Pixels, list[Stamp]]:
     """A printed page with up to `request.n_seals` company seals stamped where they fit."""
     width, height = size or page_size(rng)
     canvas = Image.fromarray(paper(rng, width, height))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+from imgproc.arrays import Floats, Pixels
 
 from .texture import apply_ink
 
@@ -39,18 +40,19 @@ SUBPIXEL_BITS = 3  # cv2 polylines fixed-point precision, for smooth curves
 MARGIN_PX = 8  # around the drawn strokes, so their anti-aliased edges are kept
 
 
-def _character(rng: np.random.Generator, left: float, baseline: float, size: np.ndarray) -> np.ndarray:
+def _character(rng: np.random.Generator, left: float, baseline: float, size: Floats) -> Floats:
     """Control points of one scrawled character: a zigzag inside its cell."""
     count = int(rng.integers(*POINTS_PER_CHARACTER))
     return np.stack([left + rng.random(count) * size[0], baseline - rng.random(count) * size[1]], axis=1)
 
 
-def _flourish(rng: np.random.Generator, end: np.ndarray, seal: np.ndarray) -> np.ndarray:
+def _flourish(rng: np.random.Generator, end: Floats, seal: Floats) -> Floats:
     scale = np.array([rng.uniform(*FLOURISH_REACH) * seal[0], seal[1]])
-    return end + np.array(FLOURISH_SHAPE) * scale
+    flourish: Floats = end + np.array(FLOURISH_SHAPE) * scale
+    return flourish
 
 
-def _strokes(rng: np.random.Generator, box: Box) -> list[np.ndarray]:
+def _strokes(rng: np.random.Generator, box: Box) -> list[Floats]:
     """Control points of the strokes of a signature across `box`, pen lifts between strokes."""
     seal = np.array([box[2] - box[0], box[3] - box[1]], np.float64)
     x = box[0] + seal[0] * rng.uniform(*START)
@@ -67,7 +69,7 @@ def _strokes(rng: np.random.Generator, box: Box) -> list[np.ndarray]:
     return strokes
 
 
-def catmull_rom(points: np.ndarray, samples: int = SAMPLES_PER_SEGMENT) -> np.ndarray:
+def catmull_rom(points: Floats, samples: int = SAMPLES_PER_SEGMENT) -> Floats:
     """A smooth curve through `points` (N x 2), `samples` points per segment."""
     padded = np.vstack([points[:1], points, points[-1:]])
     t = np.linspace(0.0, 1.0, samples, endpoint=False)[:, None]
@@ -85,18 +87,18 @@ def catmull_rom(points: np.ndarray, samples: int = SAMPLES_PER_SEGMENT) -> np.nd
     return np.vstack([*curve, points[-1:]])
 
 
-def _stroke_density(curves: list[np.ndarray], width: int) -> tuple[np.ndarray, np.ndarray]:
+def _stroke_density(curves: list[Floats], width: int) -> tuple[Floats, Floats]:
     """The strokes drawn on a tight canvas (density in [0, 1]) and the canvas's centre."""
     points = np.vstack(curves)
     low = np.floor(points.min(axis=0)) - MARGIN_PX
     high = np.ceil(points.max(axis=0)) + MARGIN_PX
     canvas = np.zeros((int(high[1] - low[1]), int(high[0] - low[0])), np.uint8)
     fixed = [np.rint((curve - low) * (1 << SUBPIXEL_BITS)).astype(np.int32) for curve in curves]
-    cv2.polylines(canvas, fixed, False, 255, width, cv2.LINE_AA, shift=SUBPIXEL_BITS)
+    cv2.polylines(canvas, fixed, False, (255,), width, cv2.LINE_AA, shift=SUBPIXEL_BITS)
     return canvas.astype(np.float32) / 255.0, low + np.array(canvas.shape[::-1]) / 2.0
 
 
-def sign_across(rng: np.random.Generator, page: np.ndarray, box: Box) -> None:
+def sign_across(rng: np.random.Generator, page: Pixels, box: Box) -> None:
     """Write a ballpoint signature across the seal whose box is `box`, on the RGB page in place."""
     curves = [catmull_rom(stroke) for stroke in _strokes(rng, box)]
     density, centre = _stroke_density(curves, PEN_WIDTHS[int(rng.integers(len(PEN_WIDTHS)))])

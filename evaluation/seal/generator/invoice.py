@@ -12,6 +12,7 @@ seals are solid e-seal images.
 from __future__ import annotations
 
 import numpy as np
+from imgproc.arrays import Pixels
 from PIL import Image
 
 from . import invoice_text, vocab
@@ -113,7 +114,7 @@ def _specs(rng: np.random.Generator, form: Form, request: Request) -> tuple[Seal
 
 def _printed(
     rng: np.random.Generator, form: Form, supervision: SealSpec | None, taken: list[Box]
-) -> tuple[np.ndarray, list[Stamp | None]]:
+) -> tuple[Pixels, list[Stamp | None]]:
     """The sheet with the form printed and the 监制章 printed under where the title goes."""
     sheet = (
         np.full((form.height, form.width, 3), 255, np.uint8) if form.electronic else paper(rng, *form.size)
@@ -129,7 +130,7 @@ def _printed(
 
 def draw(
     rng: np.random.Generator, size: tuple[int, int] | None, request: Request, electronic: bool
-) -> tuple[np.ndarray, list[Stamp]]:
+) -> tuple[Pixels, list[Stamp]]:
     """An invoice with `request.n_seals` seals: the printed 监制章, the seller's, and any more."""
     form = new_form(rng, size, electronic)
     supervision, sellers = _specs(rng, form, request)

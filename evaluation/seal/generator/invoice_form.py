@@ -173,7 +173,7 @@ def _rules(draw: ImageDraw.ImageDraw, form: Form) -> None:
     (x0, y0, x1, y1), bands, goods = form.table, form.bands, form.goods_x
     side, split = form.columns
     draw.rectangle([x0, y0, x1, y1], outline=form.ink, width=FRAME_WIDTH)
-    lines = [((x0, y), (x1, y)) for y in bands[1:-1]]
+    lines: list[tuple[tuple[float, float], tuple[float, float]]] = [((x0, y), (x1, y)) for y in bands[1:-1]]
     for top, bottom in ((bands[0], bands[1]), (bands[3], bands[4])):
         lines += [((x, top), (x, bottom)) for x in (x0 + side, split, split + side)]
     lines += [((x, bands[1]), (x, bands[2])) for x in goods[1:-1]]

@@ -12,6 +12,7 @@ is crossed by the black print of the signature block, as on real letters.
 from __future__ import annotations
 
 import numpy as np
+from imgproc.arrays import Pixels
 from PIL import Image, ImageDraw, ImageFont
 
 from . import vocab
@@ -133,7 +134,7 @@ def _signature(rng: np.random.Generator, canvas: Image.Image, issuer: str) -> tu
 
 def draw(
     rng: np.random.Generator, size: tuple[int, int] | None, request: Request
-) -> tuple[np.ndarray, list[Stamp]]:
+) -> tuple[Pixels, list[Stamp]]:
     """An official document; its first seal is the issuer's, over the date, any more anywhere."""
     width, height = _sheet_size(rng, size)
     canvas, issuer = Image.fromarray(paper(rng, width, height)), vocab.issuer(rng)

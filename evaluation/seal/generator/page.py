@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
+from imgproc.arrays import Pixels
 
 from . import crop, document, invoice, official
 from .capture import capture, encode
@@ -36,7 +37,7 @@ from .truth import SealTruth, seal_truth
 
 __all__ = ["STYLE_NAMES", "Page", "SealTruth", "generate_page", "random_spec"]
 
-Drawer = Callable[[np.random.Generator, tuple[int, int] | None, Request], tuple[np.ndarray, list[Stamp]]]
+Drawer = Callable[[np.random.Generator, tuple[int, int] | None, Request], tuple[Pixels, list[Stamp]]]
 LAYOUTS: dict[Layout, Drawer] = {
     Layout.DOCUMENT: document.draw,
     Layout.INVOICE: partial(invoice.draw, electronic=False),
@@ -80,7 +81,7 @@ def _request(
     return Request(n_seals, shape, diameter, style.cut_probability)
 
 
-def _sign(rng: np.random.Generator, page: np.ndarray, stamps: list[Stamp], probability: float) -> None:
+def _sign(rng: np.random.Generator, page: Pixels, stamps: list[Stamp], probability: float) -> None:
     """Signatures across some stamped seals (not printed or digital ones), written after stamping."""
     if probability == 0.0:
         return

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+from imgproc.arrays import Floats, Pixels, as_floats
 from imgproc.seal.geometry import ellipse_extent, rect_extent
 
 from .render import SealSpec, render_seal
@@ -62,13 +63,13 @@ class Stamp:
     finish: Finish
 
 
-def _rotated(density: np.ndarray, angle_deg: float) -> np.ndarray:
+def _rotated(density: Floats, angle_deg: float) -> Floats:
     """The density canvas rotated clockwise on screen, on a canvas that holds all of it."""
     height, width = density.shape
     side = int(np.ceil(np.hypot(width, height))) + 2
-    matrix = cv2.getRotationMatrix2D((width / 2.0, height / 2.0), -angle_deg, 1.0)
+    matrix = as_floats(cv2.getRotationMatrix2D((width / 2.0, height / 2.0), -angle_deg, 1.0))
     matrix[:, 2] += [(side - width) / 2.0, (side - height) / 2.0]
-    return cv2.warpAffine(density, matrix, (side, side), flags=cv2.INTER_LINEAR)
+    return as_floats(cv2.warpAffine(density, matrix, (side, side), flags=cv2.INTER_LINEAR))
 
 
 def extent(spec: SealSpec, angle_deg: float) -> tuple[float, float]:
@@ -79,7 +80,7 @@ def extent(spec: SealSpec, angle_deg: float) -> tuple[float, float]:
 
 def _random_centre(
     rng: np.random.Generator, half: tuple[float, float], size: tuple[int, int], cut: bool
-) -> np.ndarray:
+) -> Floats:
     low = np.array(half) + EDGE_MARGIN
     high = np.array(size) - np.array(half) - EDGE_MARGIN
     centre = rng.uniform(low, np.maximum(high, low + 1))
@@ -92,10 +93,11 @@ def _random_centre(
 
 def _candidate(
     rng: np.random.Generator, spot: Spot, half: tuple[float, float], size: tuple[int, int], cut: bool
-) -> np.ndarray:
+) -> Floats:
     if spot.target is None:
         return _random_centre(rng, half, size, cut)
-    return np.array(spot.target) + rng.uniform(-spot.jitter, spot.jitter, 2)
+    jittered: Floats = np.array(spot.target) + rng.uniform(-spot.jitter, spot.jitter, 2)
+    return jittered
 
 
 def overlaps(box: Box, boxes: list[Box]) -> bool:
@@ -103,7 +105,7 @@ def overlaps(box: Box, boxes: list[Box]) -> bool:
     return any(box[0] < o[2] and o[0] < box[2] and box[1] < o[3] and o[1] < box[3] for o in boxes)
 
 
-def _box(centre: np.ndarray, half: tuple[float, float], size: tuple[int, int]) -> Box:
+def _box(centre: Floats, half: tuple[float, float], size: tuple[int, int]) -> Box:
     x0, y0 = centre - half
     x1, y1 = centre + half
     return max(0, int(x0)), max(0, int(y0)), min(size[0], int(np.ceil(x1))), min(size[1], int(np.ceil(y1)))
@@ -117,7 +119,7 @@ def _angle(rng: np.random.Generator, spec: SealSpec, spot: Spot) -> float:
 
 def _find_room(
     rng: np.random.Generator, spec: SealSpec, spot: Spot, size: tuple[int, int], taken: list[Box]
-) -> tuple[np.ndarray, float] | None:
+) -> tuple[Floats, float] | None:
     """A centre and rotation where the seal overlaps nothing taken, or None."""
     angle = _angle(rng, spec, spot)
     half = extent(spec, angle)
@@ -133,7 +135,7 @@ def _find_room(
 
 def stamp_seal(
     rng: np.random.Generator,
-    page: np.ndarray,
+    page: Pixels,
     spec: SealSpec,
     taken: list[Box],
     ink: Ink = STAMP_PAD,

@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 import cv2
 import numpy as np
+from imgproc.arrays import Floats, Pixels
 from PIL import Image, ImageDraw, ImageFont
 
 FontRef = tuple[str, int]
@@ -98,7 +99,7 @@ def truetype(font: FontRef, size: int) -> ImageFont.FreeTypeFont:
 
 
 @functools.lru_cache(maxsize=4096)
-def glyph(text: str, font: FontRef, size: int) -> np.ndarray:
+def glyph(text: str, font: FontRef, size: int) -> Pixels:
     """A uint8 tile with `text` drawn centred in white on black."""
     face = truetype(font, size)
     width = int(face.getlength(text) + size * (TILE_MARGIN - 1.0)) + 2
@@ -107,19 +108,17 @@ def glyph(text: str, font: FontRef, size: int) -> np.ndarray:
     return np.asarray(tile)
 
 
-def stamp(
-    canvas: np.ndarray, tile: np.ndarray, center: np.ndarray, up: np.ndarray, scale: tuple[float, float]
-) -> None:
+def stamp(canvas: Pixels, tile: Pixels, center: Floats, up: Floats, scale: tuple[float, float]) -> None:
     """Draw `tile` onto `canvas` centred at `center`, its top facing the unit vector `up`."""
     rot = np.array([[-up[1], -up[0]], [up[0], -up[1]]]) @ np.diag(scale)
     tile_center = np.array([tile.shape[1] / 2.0, tile.shape[0] / 2.0])
     matrix = np.hstack([rot, (center - rot @ tile_center)[:, None]])
     size = (canvas.shape[1], canvas.shape[0])
-    warped = cv2.warpAffine(tile, matrix, size, flags=cv2.INTER_LINEAR, borderValue=0)
+    warped = cv2.warpAffine(tile, matrix, size, flags=cv2.INTER_LINEAR, borderValue=(0,))
     np.maximum(canvas, warped, out=canvas)
 
 
-def _curve(axes: tuple[float, float], inset: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _curve(axes: tuple[float, float], inset: float) -> tuple[Floats, Floats, Floats]:
     """Points, outward normals and cumulative arc length of an ellipse moved `inset` inwards."""
     a, b = axes
     t = np.linspace(0.0, 2.0 * np.pi, SAMPLES_PER_CURVE, endpoint=False)
@@ -130,9 +129,7 @@ def _curve(axes: tuple[float, float], inset: float) -> tuple[np.ndarray, np.ndar
     return points, normal, np.concatenate([[0.0], np.cumsum(steps)[:-1]])
 
 
-def along_ellipse(
-    axes: tuple[float, float], inset: float, fractions: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
+def along_ellipse(axes: tuple[float, float], inset: float, fractions: Floats) -> tuple[Floats, Floats]:
     """Points and outward normals at perimeter fractions (0 = +x, growing clockwise on screen)."""
     points, normal, length = _curve(axes, inset)
     total = length[-1] + np.linalg.norm(points[0] - points[-1])
@@ -146,7 +143,7 @@ def perimeter(axes: tuple[float, float], inset: float) -> float:
     return float(length[-1] + np.linalg.norm(points[0] - points[-1]))
 
 
-def rim_places(spec: SealSpec) -> tuple[np.ndarray, np.ndarray]:
+def rim_places(spec: SealSpec) -> tuple[Floats, Floats]:
     """Each rim character's centre (relative to the seal's centre, upright) and its outward
     normal (the way its top faces): the rim is centred on the top, evenly spaced clockwise."""
     inset = spec.border + spec.rim_gap + spec.rim_size / 2.0
@@ -156,7 +153,7 @@ def rim_places(spec: SealSpec) -> tuple[np.ndarray, np.ndarray]:
     return along_ellipse(spec.axes, inset, fractions)
 
 
-def _draw_rim(canvas: np.ndarray, origin: np.ndarray, spec: SealSpec) -> None:
+def _draw_rim(canvas: Pixels, origin: Floats, spec: SealSpec) -> None:
     points, normals = rim_places(spec)
     for char, point, normal in zip(spec.rim_text, points, normals, strict=True):
         tile = glyph(char, spec.font, round(spec.rim_size))
@@ -164,7 +161,7 @@ def _draw_rim(canvas: np.ndarray, origin: np.ndarray, spec: SealSpec) -> None:
 
 
 def _bottom_arc(
-    canvas: np.ndarray, origin: np.ndarray, spec: SealSpec, text: str, inset: float, layout: FontLayout
+    canvas: Pixels, origin: Floats, spec: SealSpec, text: str, inset: float, layout: FontLayout
 ) -> None:
     """`text` along the bottom arc, tops inward, read left to right, centred on the bottom."""
     font, size, advance, squeeze = layout
@@ -176,7 +173,7 @@ def _bottom_arc(
         stamp(canvas, glyph(char, font, round(size)), origin + point, -normal, (squeeze, 1.0))
 
 
-def _draw_bottom(canvas: np.ndarray, origin: np.ndarray, spec: SealSpec) -> None:
+def _draw_bottom(canvas: Pixels, origin: Floats, spec: SealSpec) -> None:
     """The seal code (digits) or a bottom text (CJK) along the bottom arc."""
     if spec.code:
         inset = spec.border + spec.rim_gap * 0.5 + spec.code_size / 2.0
@@ -189,21 +186,20 @@ def _draw_bottom(canvas: np.ndarray, origin: np.ndarray, spec: SealSpec) -> None
         _bottom_arc(canvas, origin, spec, spec.bottom_text, inset, text_font)
 
 
-def star_points(center: np.ndarray, radius: float) -> np.ndarray:
+def star_points(center: Floats, radius: float) -> Floats:
     """The corners of an upright five-pointed star, outer and inner in turn."""
     angles = -np.pi / 2.0 + np.arange(2 * STAR_POINTS) * np.pi / STAR_POINTS
     radii = np.where(np.arange(2 * STAR_POINTS) % 2 == 0, radius, radius * STAR_INNER_RATIO)
-    return center + np.stack([radii * np.cos(angles), radii * np.sin(angles)], axis=1)
+    corners: Floats = center + np.stack([radii * np.cos(angles), radii * np.sin(angles)], axis=1)
+    return corners
 
 
-def _star(canvas: np.ndarray, center: np.ndarray, radius: float) -> None:
+def _star(canvas: Pixels, center: Floats, radius: float) -> None:
     points = star_points(center, radius)
-    cv2.fillPoly(canvas, [np.rint(points * 16).astype(np.int32)], INK, cv2.LINE_AA, shift=4)
+    cv2.fillPoly(canvas, [np.rint(points * 16).astype(np.int32)], (INK,), cv2.LINE_AA, shift=4)
 
 
-def _line(
-    canvas: np.ndarray, center: np.ndarray, text: str, font: FontRef, size: float, width: float
-) -> None:
+def _line(canvas: Pixels, center: Floats, text: str, font: FontRef, size: float, width: float) -> None:
     """A horizontal line of text centred at `center`, squeezed to at most `width`."""
     tile = glyph(text, font, max(4, round(size)))
     squeeze = min(1.0, width / max(tile.shape[1] - size * (TILE_MARGIN - 1.0), 1.0))
@@ -230,7 +226,7 @@ def _inner_layout(spec: SealSpec) -> list[Line]:
     return lines
 
 
-def _draw_inner(canvas: np.ndarray, origin: np.ndarray, spec: SealSpec) -> None:
+def _draw_inner(canvas: Pixels, origin: Floats, spec: SealSpec) -> None:
     """Horizontal lines, and the star."""
     for line in spec.lines or _inner_layout(spec):
         font = spec.digit_font if line.text.isascii() else spec.font
@@ -241,7 +237,7 @@ def _draw_inner(canvas: np.ndarray, origin: np.ndarray, spec: SealSpec) -> None:
         _star(canvas, origin + np.array([0.0, (-0.25 if two_lines else -0.08) * spec.axes[1]]), radius)
 
 
-def _draw_rect(canvas: np.ndarray, origin: np.ndarray, spec: SealSpec) -> None:
+def _draw_rect(canvas: Pixels, origin: Floats, spec: SealSpec) -> None:
     a, b = spec.axes
     thickness = max(1, round(spec.ring))
     corner0 = np.rint(origin - [a - spec.ring / 2, b - spec.ring / 2]).astype(int)
@@ -256,7 +252,7 @@ def _draw_rect(canvas: np.ndarray, origin: np.ndarray, spec: SealSpec) -> None:
         _line(canvas, origin + np.array([0.0, y]), text, spec.font, line_size, 2.0 * (a - spec.ring * 2.5))
 
 
-def render_seal(spec: SealSpec) -> np.ndarray:
+def render_seal(spec: SealSpec) -> Floats:
     """Ink density in [0, 1] of an upright seal, on a canvas centred on the seal."""
     a, b = spec.axes
     pad = int(np.ceil(spec.ring + 4))
@@ -266,11 +262,11 @@ def render_seal(spec: SealSpec) -> np.ndarray:
         _draw_rect(canvas, origin, spec)
         return canvas.astype(np.float32) / INK
     full = (round(2 * (a - spec.ring / 2)), round(2 * (b - spec.ring / 2)))
-    cv2.ellipse(canvas, (tuple(origin), full, 0.0), INK, max(1, round(spec.ring)), cv2.LINE_AA)
+    cv2.ellipse(canvas, (tuple(origin), full, 0.0), (INK,), max(1, round(spec.ring)), cv2.LINE_AA)
     if spec.inner_ring:
         inset = 2.0 * (spec.border - spec.inner_ring / 2.0)
         inner = (round(2 * a - inset), round(2 * b - inset))
-        cv2.ellipse(canvas, (tuple(origin), inner, 0.0), INK, max(1, round(spec.inner_ring)), cv2.LINE_AA)
+        cv2.ellipse(canvas, (tuple(origin), inner, 0.0), (INK,), max(1, round(spec.inner_ring)), cv2.LINE_AA)
     _draw_rim(canvas, origin, spec)
     _draw_bottom(canvas, origin, spec)
     _draw_inner(canvas, origin, spec)

@@ -14,6 +14,7 @@ from enum import Enum
 
 import cv2
 import numpy as np
+from imgproc.arrays import Floats, Pixels, as_floats
 
 INK_PALETTE = (  # RGB: red (twice as likely), vermilion, pinkish red, deep red
     ((205, 240), (10, 50), (25, 60)),
@@ -45,32 +46,33 @@ class Finish(Enum):
     DIGITAL = "digital"  # an e-seal image on a rendered document: solid, sharp edges
 
 
-def ink_colour(rng: np.random.Generator) -> np.ndarray:
+def ink_colour(rng: np.random.Generator) -> Floats:
     """An RGB seal ink colour."""
     ranges = INK_PALETTE[int(rng.integers(len(INK_PALETTE)))]
     return np.array([rng.uniform(low, high) for low, high in ranges])
 
 
-def digital_colour(rng: np.random.Generator) -> np.ndarray:
+def digital_colour(rng: np.random.Generator) -> Floats:
     """The RGB red of an e-seal."""
     return np.array([rng.uniform(low, high) for low, high in DIGITAL_PALETTE])
 
 
-def _smooth_noise(rng: np.random.Generator, shape: tuple[int, int], cells: int) -> np.ndarray:
+def _smooth_noise(rng: np.random.Generator, shape: tuple[int, ...], cells: int) -> Floats:
     """Noise in [0, 1] that varies over about `cells` cells per side."""
     coarse = rng.random((cells, cells)).astype(np.float32)
-    return cv2.resize(coarse, (shape[1], shape[0]), interpolation=cv2.INTER_CUBIC).clip(0.0, 1.0)
+    return as_floats(cv2.resize(coarse, (shape[1], shape[0]), interpolation=cv2.INTER_CUBIC)).clip(0.0, 1.0)
 
 
-def _gradient(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
+def _gradient(rng: np.random.Generator, shape: tuple[int, ...]) -> Floats:
     """A linear ramp in [0, 1] in a random direction: one side of the stamp pressed harder."""
     theta = rng.uniform(0, 2 * np.pi)
     ys, xs = np.mgrid[0 : shape[0], 0 : shape[1]].astype(np.float32)
     ramp = xs * np.cos(theta) + ys * np.sin(theta)
-    return (ramp - ramp.min()) / max(float(np.ptp(ramp)), 1.0)
+    normalised: Floats = (ramp - ramp.min()) / max(float(np.ptp(ramp)), 1.0)
+    return normalised
 
 
-def _speckle(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
+def _speckle(rng: np.random.Generator, shape: tuple[int, ...]) -> Floats:
     """1 where ink reached the paper, 0 in small missing spots."""
     small = (max(2, int(shape[0] / SPECKLE_CELL_PX)), max(2, int(shape[1] / SPECKLE_CELL_PX)))
     noise = cv2.resize(
@@ -79,7 +81,7 @@ def _speckle(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
     return (noise >= rng.uniform(*SPECKLE_FRACTION)).astype(np.float32)
 
 
-def ink_density(rng: np.random.Generator, shape_density: np.ndarray) -> tuple[np.ndarray, bool]:
+def ink_density(rng: np.random.Generator, shape_density: Floats) -> tuple[Floats, bool]:
     """Textured ink density from a clean seal drawing, and whether the impression is faint."""
     faint = bool(rng.random() < FAINT_PROBABILITY)
     intensity = rng.uniform(*(FAINT_INTENSITY if faint else NORMAL_INTENSITY))
@@ -88,10 +90,10 @@ def ink_density(rng: np.random.Generator, shape_density: np.ndarray) -> tuple[np
     blotch = 1.0 - min(cap, rng.uniform(*BLOTCH_DEPTH)) * _smooth_noise(rng, shape, BLOTCH_GRID)
     pressure = 1.0 - min(cap, rng.uniform(*GRADIENT_DEPTH)) * _gradient(rng, shape)
     density = shape_density * blotch * pressure * _speckle(rng, shape) * intensity
-    return cv2.GaussianBlur(density, (0, 0), 0.6), faint
+    return as_floats(cv2.GaussianBlur(density, (0, 0), 0.6)), faint
 
 
-def apply_ink(page: np.ndarray, density: np.ndarray, centre: np.ndarray, colour: np.ndarray) -> None:
+def apply_ink(page: Pixels, density: Floats, centre: Floats, colour: Floats) -> None:
     """Multiply-blend `density` (centred at `centre`) in `colour` onto the RGB page, in place."""
     height, width = density.shape
     x0, y0 = int(round(centre[0] - width / 2.0)), int(round(centre[1] - height / 2.0))
@@ -104,13 +106,13 @@ def apply_ink(page: np.ndarray, density: np.ndarray, centre: np.ndarray, colour:
     page[py0:py1, px0:px1] = (region * (1.0 - d + d * colour / 255.0)).clip(0, 255).astype(np.uint8)
 
 
-def _printed(rng: np.random.Generator, shape_density: np.ndarray) -> np.ndarray:
+def _printed(rng: np.random.Generator, shape_density: Floats) -> Floats:
     blotch = 1.0 - rng.uniform(*PRINTED_BLOTCH) * _smooth_noise(rng, shape_density.shape, BLOTCH_GRID)
     density = shape_density * blotch * rng.uniform(*PRINTED_INTENSITY)
-    return cv2.GaussianBlur(density, (0, 0), PRINTED_SOFTNESS)
+    return as_floats(cv2.GaussianBlur(density, (0, 0), PRINTED_SOFTNESS))
 
 
-def finished(rng: np.random.Generator, finish: Finish, shape_density: np.ndarray) -> tuple[np.ndarray, bool]:
+def finished(rng: np.random.Generator, finish: Finish, shape_density: Floats) -> tuple[Floats, bool]:
     """The ink density a seal drawing leaves with `finish`, and whether it is faint."""
     if finish is Finish.STAMPED:
         return ink_density(rng, shape_density)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+from imgproc.arrays import Floats, as_floats
 
 from .designs import truth_texts
 from .placement import Stamp
@@ -40,7 +41,7 @@ class SealTruth:
     rim_whole: bool = True  # every rim character can be read on the image (`rim_on_image`)
 
 
-def _frame(stamp: Stamp) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _frame(stamp: Stamp) -> tuple[Floats, Floats, Floats]:
     """The seal's centre and its rotated semi-axis vectors (x, y), in page pixels."""
     theta = np.deg2rad(stamp.angle_deg)
     x_axis = np.array([np.cos(theta), np.sin(theta)]) * stamp.spec.axes[0]
@@ -48,7 +49,7 @@ def _frame(stamp: Stamp) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.array(stamp.centre), x_axis, y_axis
 
 
-def outline(stamp: Stamp) -> np.ndarray:
+def outline(stamp: Stamp) -> Floats:
     """The seal's outer edge as a convex polygon in page pixels (N x 2)."""
     centre, x_axis, y_axis = _frame(stamp)
     if stamp.spec.shape == "rect":
@@ -56,14 +57,16 @@ def outline(stamp: Stamp) -> np.ndarray:
     else:
         t = np.linspace(0.0, 2.0 * np.pi, OUTLINE_POINTS, endpoint=False)
         signs = np.stack([np.cos(t), np.sin(t)], axis=1)
-    return centre + signs[:, :1] * x_axis + signs[:, 1:] * y_axis
+    polygon: Floats = centre + signs[:, :1] * x_axis + signs[:, 1:] * y_axis
+    return polygon
 
 
-def _mapped(points: np.ndarray, matrix: np.ndarray) -> np.ndarray:
-    return cv2.perspectiveTransform(points.reshape(-1, 1, 2).astype(np.float64), matrix).reshape(-1, 2)
+def _mapped(points: Floats, matrix: Floats) -> Floats:
+    mapped = cv2.perspectiveTransform(points.reshape(-1, 1, 2).astype(np.float64), matrix)
+    return as_floats(mapped).reshape(-1, 2)
 
 
-def _visible(polygon: np.ndarray, page_size: tuple[int, int]) -> np.ndarray | None:
+def _visible(polygon: Floats, page_size: tuple[int, int]) -> Floats | None:
     """The part of a convex polygon on the page, or None if none of it is."""
     width, height = page_size
     page = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
@@ -71,29 +74,28 @@ def _visible(polygon: np.ndarray, page_size: tuple[int, int]) -> np.ndarray | No
     return None if clipped is None or area <= 0 else clipped.reshape(-1, 2).astype(np.float64)
 
 
-def _inside(points: np.ndarray, size: tuple[int, int]) -> bool:
+def _inside(points: Floats, size: tuple[int, int]) -> bool:
     low, high = points.min(axis=0), points.max(axis=0)
     return bool(np.all(low >= 0) and np.all(high <= np.array(size)))
 
 
-def _box(low: np.ndarray, high: np.ndarray, size: tuple[int, int]) -> tuple[int, int, int, int]:
+def _box(low: Floats, high: Floats, size: tuple[int, int]) -> tuple[int, int, int, int]:
     x0, y0 = (max(0, int(v)) for v in np.floor(low))
     x1, y1 = (int(v) for v in np.ceil(high))
     return x0, y0, min(size[0], x1), min(size[1], y1)
 
 
-def _affine_extent(stamp: Stamp, matrix: np.ndarray) -> np.ndarray:
+def _affine_extent(stamp: Stamp, matrix: Floats) -> Floats:
     """Half width and height of the seal mapped by an affine matrix: exact, from its axes."""
     _, x_axis, y_axis = _frame(stamp)
     x_mapped, y_mapped = matrix[:2, :2] @ x_axis, matrix[:2, :2] @ y_axis
     if stamp.spec.shape == "rect":
-        return np.abs(x_mapped) + np.abs(y_mapped)
+        sides: Floats = np.abs(x_mapped) + np.abs(y_mapped)
+        return sides
     return np.hypot(x_mapped, y_mapped)
 
 
-def _extremes(
-    stamp: Stamp, matrix: np.ndarray, page_size: tuple[int, int]
-) -> tuple[np.ndarray, np.ndarray, bool] | None:
+def _extremes(stamp: Stamp, matrix: Floats, page_size: tuple[int, int]) -> tuple[Floats, Floats, bool] | None:
     """The mapped visible seal's lowest and highest x and y, and whether it runs off the page.
 
     A whole seal under an affine map (a scan, a resize, a skew) is an exact ellipse or
@@ -112,16 +114,17 @@ def _extremes(
     return mapped.min(axis=0), mapped.max(axis=0), not on_page
 
 
-def _rim_centres(stamp: Stamp) -> np.ndarray:
+def _rim_centres(stamp: Stamp) -> Floats:
     """Each rim character's centre in page pixels."""
     spec = stamp.spec
     points, _ = rim_places(spec)
     centre, x_axis, y_axis = _frame(stamp)
-    return centre + points[:, :1] * x_axis / spec.axes[0] + points[:, 1:] * y_axis / spec.axes[1]
+    centres: Floats = centre + points[:, :1] * x_axis / spec.axes[0] + points[:, 1:] * y_axis / spec.axes[1]
+    return centres
 
 
 def rim_on_image(
-    stamp: Stamp, matrix: np.ndarray, page_size: tuple[int, int], image_size: tuple[int, int]
+    stamp: Stamp, matrix: Floats, page_size: tuple[int, int], image_size: tuple[int, int]
 ) -> bool:
     """Whether every rim character of a round or oval seal has its centre on the page and in the
     captured image. A seal cut by the edge may lose characters: nobody can read its whole rim
@@ -133,7 +136,7 @@ def rim_on_image(
 
 
 def seal_truth(
-    stamp: Stamp, matrix: np.ndarray, page_size: tuple[int, int], image_size: tuple[int, int]
+    stamp: Stamp, matrix: Floats, page_size: tuple[int, int], image_size: tuple[int, int]
 ) -> SealTruth | None:
     """The truth of a stamped seal in the captured image, or None if none of it is visible."""
     extremes = _extremes(stamp, matrix, page_size)
