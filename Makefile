@@ -11,7 +11,7 @@ HOST ?= 0.0.0.0
 PORT ?= 8080
 PYTEST_ARGS ?=
 
-.PHONY: setup serve test lint unit system-packages kubectl models reference image-tests train train-seq2seq export-seq2seq finetune-seal-rec bench clean
+.PHONY: setup serve test test-fast lint unit system-packages kubectl models reference image-tests train train-seq2seq export-seq2seq finetune-seal-rec bench clean
 
 setup: $(VENV)/.installed system-packages kubectl models
 
@@ -56,12 +56,20 @@ image-tests: $(IMAGE_VENV)/.installed models
 serve: setup
 	$(BIN)/python -m gateway serve --host $(HOST) --port $(PORT)
 
+# mypy --strict over gateway, evaluation, bench and triton_repo (pyproject.toml), then once more
+# for Python 3.10 over what the Triton image runs on its Python.
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/mypy --python-version 3.10 triton_repo/shared triton_repo/provision
 
 test: setup reference lint image-tests
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The edit loop: the unit and app tests without those marked slow (under a minute); CI runs `test`.
+test-fast: $(VENV)/.installed
+	$(BIN)/python -m pytest tests/unit tests/app -m "not slow" -q $(PYTEST_ARGS)
 
 unit: $(VENV)/.installed
 	$(BIN)/python -m pytest tests/unit $(PYTEST_ARGS)

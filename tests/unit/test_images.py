@@ -52,6 +52,8 @@ def resolutions() -> dict[Path, tuple[Base, list[Resolved]]]:
     return {dockerfile: resolve_dockerfile(dockerfile, bases) for dockerfile in dockerfiles()}
 
 
+# The resolutions ask PyPI (a few seconds each): left out of `make test-fast`.
+@pytest.mark.slow
 @pytest.mark.parametrize("dockerfile", dockerfiles(), ids=lambda path: path.parent.name)
 def test_every_pip_install_resolves_on_the_image_python_with_wheels_only(
     dockerfile: Path, resolutions: dict[Path, tuple[Base, list[Resolved]]]
@@ -64,6 +66,7 @@ def test_every_pip_install_resolves_on_the_image_python_with_wheels_only(
     assert {tag for tag in abi_tags if tag.startswith("cp")} <= {cpython}, abi_tags  # built for that Python
 
 
+@pytest.mark.slow
 def test_the_gateway_image_holds_none_of_the_local_triton_dependencies(
     resolutions: dict[Path, tuple[Base, list[Resolved]]],
 ) -> None:
@@ -71,6 +74,7 @@ def test_the_gateway_image_holds_none_of_the_local_triton_dependencies(
     assert not LOCAL_ONLY & {item.name.lower() for item in resolved}
 
 
+@pytest.mark.slow
 def test_the_resolver_refuses_a_pin_without_a_wheel_for_the_image_python() -> None:
     # The failure this test exists for: Pillow 13 publishes no CPython 3.10 wheel.
     triton_base = load_bases()[base_image(TRITON_DOCKERFILE)]

@@ -271,6 +271,7 @@ def test_a_seal_touching_a_red_letterhead_title_is_found() -> None:
     assert [r.shape for r in find_seals(rgb) if box_iou(r.box, truth.box) >= MATCH_IOU] == ["round"]
 
 
+@pytest.mark.slow  # 3-4 s: left out of `make test-fast`
 @needs_fonts
 def test_a_form_photographed_to_the_image_edge_is_no_seal_and_hides_none() -> None:
     """Dev seed 8000, page 12: an invoice photographed on a brown table, its shadowed paper edge
@@ -293,6 +294,7 @@ def test_a_form_photographed_to_the_image_edge_is_no_seal_and_hides_none() -> No
     assert Shape.RECT not in [r.shape for r in find_seals(rgb, fit=only_whole)]
 
 
+@pytest.mark.slow  # 5-6 s: left out of `make test-fast`
 @needs_fonts
 def test_a_seal_merged_with_the_print_of_a_grey_photocopy_is_found_by_a_robust_ellipse() -> None:
     """Dev seed 7000, page 37: a grey photocopy of an invoice, its supervision seal one blob of
