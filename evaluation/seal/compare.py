@@ -32,7 +32,7 @@ def mcnemar(fixed: int, broken: int) -> float:
     if changed == 0:
         return 1.0
     low = min(fixed, broken)
-    tail = sum(math.comb(changed, k) for k in range(low + 1)) / 2**changed
+    tail: float = sum(math.comb(changed, k) for k in range(low + 1)) / 2**changed
     return min(1.0, 2.0 * tail)
 
 
