@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
+from imgproc.arrays import Floats
 from imgproc.imaging import decode_rgb
 from imgproc.seal.config import SealConfig
 from imgproc.seal.pipeline import find_page_seals, read_crop
@@ -89,7 +90,7 @@ def tuning_cases(reader: InProcessSeal) -> list[Case]:
     return cases
 
 
-def fit_logistic(features: np.ndarray, labels: np.ndarray, ridge: float = 1e-3) -> np.ndarray:
+def fit_logistic(features: Floats, labels: Floats, ridge: float = 1e-3) -> Floats:
     """Weights (intercept first) of a logistic model, by Newton's method with a small ridge."""
     x = np.hstack([np.ones((len(features), 1)), features])
     w = np.zeros(x.shape[1])
@@ -104,7 +105,7 @@ def fit_logistic(features: np.ndarray, labels: np.ndarray, ridge: float = 1e-3) 
     return w
 
 
-def features(cases: Sequence[Case], floor: float) -> np.ndarray:
+def features(cases: Sequence[Case], floor: float) -> Floats:
     """Each case's rim evidence as the model's inputs (support bounded below at `floor`)."""
     rows = []
     for case in cases:
@@ -135,9 +136,9 @@ def common_characters(count: int = 3000) -> list[str]:
 class NameScores:
     """Supports of true, changed and other names over the cases that carry a name."""
 
-    true: np.ndarray
-    changed: np.ndarray
-    others: np.ndarray
+    true: Floats
+    changed: Floats
+    others: Floats
 
 
 def name_supports(cases: Sequence[Case], words: Words, common: Sequence[str]) -> NameScores:
@@ -158,18 +159,17 @@ def name_supports(cases: Sequence[Case], words: Words, common: Sequence[str]) ->
 
 def reliability(cases: Sequence[Case], params: TrustParams) -> list[str]:
     """The reliability table: per score band, the rims there and the share read exactly."""
-    scores = np.array([rim_score(c.seal.reading.evidence, params) for c in cases if c.seal.reading.evidence])
-    exact = np.array([c.exact for c in cases])
+    scored = [(rim_score(c.seal.reading.evidence, params), c.exact) for c in cases if c.seal.reading.evidence]
+    scores = np.array([score for score, _ in scored])
+    exact = np.array([hit for _, hit in scored])
     rows = ["| rim score | rims | exact | share exact |", "|---|---|---|---|"]
-    for low, high in zip(BANDS, BANDS[1:], strict=False):
-        band = (scores >= low) & (scores < high)
+    for low, top in zip(BANDS, BANDS[1:], strict=False):
+        band = (scores >= low) & (scores < top)
         share = f"{exact[band].mean():.3f}" if band.any() else "-"
-        rows.append(f"| {low:.2f}-{min(high, 1.0):.2f} | {band.sum()} | {exact[band].sum()} | {share} |")
-    high = scores >= 0.9
-    rows.append(
-        f"| **at least 0.90** | {high.sum()} of {len(cases)} | {exact[high].sum()} | "
-        f"{exact[high].mean() if high.any() else float('nan'):.3f} |"
-    )
+        rows.append(f"| {low:.2f}-{min(top, 1.0):.2f} | {band.sum()} | {exact[band].sum()} | {share} |")
+    sure = scores >= 0.9
+    rate = f"{exact[sure].mean():.3f}" if sure.any() else "-"
+    rows.append(f"| **at least 0.90** | {sure.sum()} of {len(scored)} | {exact[sure].sum()} | {rate} |")
     return rows
 
 
@@ -178,7 +178,11 @@ def name_rates(cases: Sequence[Case], words: Words, common: Sequence[str], confi
     rng = random.Random(SEED + 1)
     named = [c for c in cases if c.truth not in STANDARD_RIMS]
     names = sorted({words.normalized(c.truth) for c in named})
-    found = {"true name": [], "one character changed": [], "another organisation's name": []}
+    found: dict[str, list[bool]] = {
+        "true name": [],
+        "one character changed": [],
+        "another organisation's name": [],
+    }
     threshold = config.trust.found_score
     for case in named:
         name = words.normalized(case.truth)

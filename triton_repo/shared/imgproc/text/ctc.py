@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from imgproc.arrays import Floats, Ints, Mask
+
 NEG_INF = -math.inf
 # Classes less likely than this at a frame are not kept (most frames of a line are the blank's
 # at 0.99 and more: nothing of theirs is kept), and a character not kept is taken to be `FLOOR`
@@ -41,9 +43,9 @@ class Frames:
     """A line's CTC probabilities, pruned: per frame the `classes` (indices into `charset`) of
     its likeliest characters with their `probs`, most likely first, and the blank's."""
 
-    classes: np.ndarray  # int32 [T, K]
-    probs: np.ndarray  # float32 [T, K]
-    blank: np.ndarray  # float32 [T]
+    classes: Ints  # int32 [T, K]
+    probs: Floats  # float32 [T, K]
+    blank: Floats  # float32 [T]
     charset: Sequence[str]
     index: Mapping[str, int]  # charset's inverse
 
@@ -60,7 +62,7 @@ class Frames:
         )
 
 
-def top_frames(probs: np.ndarray, charset: Sequence[str], index: Mapping[str, int], keep: int) -> Frames:
+def top_frames(probs: Floats, charset: Sequence[str], index: Mapping[str, int], keep: int) -> Frames:
     """One line's float[T, C] softmax pruned to at most `keep` characters a frame, the
     likeliest of those at least `KEPT` likely (the rest of a row: class 0, probability 0)."""
     rows, cols = np.nonzero(probs[:, 1:] >= KEPT)  # sparse: far faster than a partition of every row
@@ -84,7 +86,7 @@ def _itself(char: str) -> Sequence[str]:
     return (char,)
 
 
-def char_probs(frames: Frames, text: str, forms: Forms = _itself) -> np.ndarray:
+def char_probs(frames: Frames, text: str, forms: Forms = _itself) -> Floats:
     """float64[T, len(text)]: each character's probability at each frame, the likeliest of its
     `forms` (`FLOOR` where none is among the frame's kept classes or in the charset)."""
     columns = []
@@ -120,7 +122,7 @@ def text_logprob(frames: Frames, text: str) -> float:
     return float(np.logaddexp(alpha[-1], alpha[-2]))
 
 
-def _excess(frames: Frames, text: str, forms: Forms) -> tuple[np.ndarray, np.ndarray]:
+def _excess(frames: Frames, text: str, forms: Forms) -> tuple[Floats, Floats]:
     """Log probabilities of each character of `text` (float[T, L]) and of the blank (float[T])
     at each frame, less the log probability of the frame's likeliest class."""
     top = frames.probs.max(axis=1) if frames.probs.size else np.zeros(frames.length)
@@ -130,7 +132,7 @@ def _excess(frames: Frames, text: str, forms: Forms) -> tuple[np.ndarray, np.nda
     return chars, blank
 
 
-def _skips(text: str) -> np.ndarray:
+def _skips(text: str) -> Mask:
     """Which positions of the extended label (blank, c1, blank, ..., cL, blank) may be reached
     from two back: a character unlike the one before it (between equal ones a blank is read)."""
     skip = np.zeros(2 * len(text) + 1, bool)
@@ -138,7 +140,7 @@ def _skips(text: str) -> np.ndarray:
     return skip
 
 
-def _best_spots(chars: np.ndarray, blank: np.ndarray, skip: np.ndarray) -> np.ndarray:
+def _best_spots(chars: Floats, blank: Floats, skip: Mask) -> Floats:
     """Viterbi with a free start and end, for B labels of one length at once: chars float[B, T,
     L], blank float[B, T], skip bool[B, 2L+1]; the best path's total, float[B]."""
     count, frames, _ = chars.shape
@@ -158,7 +160,7 @@ def _best_spots(chars: np.ndarray, blank: np.ndarray, skip: np.ndarray) -> np.nd
     return found
 
 
-def spots(frames: Sequence[Frames], texts: Sequence[str], forms: Forms = _itself) -> np.ndarray:
+def spots(frames: Sequence[Frames], texts: Sequence[str], forms: Forms = _itself) -> Floats:
     """`spot` of every text (all of one length) in every frames (all of one length) at once:
     float[len(frames), len(texts)]."""
     if not frames or not texts or not texts[0] or not frames[0].length:
@@ -170,7 +172,7 @@ def spots(frames: Sequence[Frames], texts: Sequence[str], forms: Forms = _itself
     return _best_spots(chars, blank, skip).reshape(len(frames), len(texts))
 
 
-def spot_rotations(frames: Sequence[Frames], text: str, forms: Forms = _itself) -> np.ndarray:
+def spot_rotations(frames: Sequence[Frames], text: str, forms: Forms = _itself) -> Floats:
     """`spot` of every rotation of `text` (a ring's text read from another start: rotation r
     starts at its character r) in every frames: float[len(frames), len(text)]. Each frames'
     character probabilities are read once and their columns turned."""
