@@ -25,7 +25,8 @@ from gateway.local_triton import (
     TritonStartError,
     only_models,
 )
-from gateway.requestid import install_log_request_ids
+from gateway.logs import configure_logging
+from gateway.otlp import GRPC, TRITON_SERVICE, otlp_target, service_name, triton_trace_args
 from gateway.server import run_gateway
 from gateway.settings import Settings
 from gateway.supervisor import TritonSupervisor
@@ -64,6 +65,14 @@ def _add_triton_parser(commands: argparse._SubParsersAction[argparse.ArgumentPar
     )
 
 
+def _tracing_args(service: str) -> tuple[str, ...]:
+    """Triton's tracing flags, from the same OTEL_* variables as the gateway's (gateway.otlp)."""
+    target = otlp_target()
+    if target is not None and target.protocol == GRPC:
+        logger.warning("Triton exports traces over OTLP/HTTP only: its spans are off with protocol grpc")
+    return triton_trace_args(target, service)
+
+
 @contextlib.contextmanager
 def _triton(url: str | None, models: str | None) -> Iterator[str]:
     """Yield the gRPC URL of the Triton to use, starting (and finally stopping) a local one,
@@ -71,7 +80,7 @@ def _triton(url: str | None, models: str | None) -> Iterator[str]:
     if url:
         yield url
         return
-    extra_args = only_models(models.split(",")) if models else ()
+    extra_args = (*(only_models(models.split(",")) if models else ()), *_tracing_args(TRITON_SERVICE))
     with TritonSupervisor(LocalTriton(extra_args=extra_args)) as supervisor:
         triton = supervisor.triton
         urls = f"http {triton.http_url}  grpc {triton.grpc_url}"
@@ -115,7 +124,8 @@ def _triton_ports(args: argparse.Namespace) -> TritonPorts:
 def triton(args: argparse.Namespace) -> int:
     """Run the local Triton until SIGINT/SIGTERM (exit 0) or until it dies (exit 1)."""
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
-    extra_args = only_models(args.models) if args.models else ()
+    tracing = _tracing_args(service_name(default=TRITON_SERVICE))  # Triton is this process's service
+    extra_args = (*(only_models(args.models) if args.models else ()), *tracing)
     server = LocalTriton(ports=_triton_ports(args), extra_args=extra_args)
     try:
         with server:
@@ -147,9 +157,7 @@ def models() -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s [%(request_id)s]: %(message)s")
-    for handler in logging.getLogger().handlers:
-        install_log_request_ids(handler)
+    configure_logging()
     args = _parser().parse_args(argv)
     if args.command == "triton":
         return triton(args)

@@ -39,7 +39,10 @@ class AdmissionMiddleware:
             return
         state = scope["state"]  # the lifespan's State (gateway.main), copied per request
         limiter: InFlightLimiter = state["limiter"]
-        refusal = limiter.refusal()
+        with state["tracing"].span("admission", attributes={"gateway.in_flight": limiter.current}) as span:
+            refusal = limiter.refusal()
+            if span is not None:
+                span.set_attribute("gateway.admitted", refusal is None)
         if refusal is not None:
             state["metrics"].rejections.labels(refusal.code).inc()
             response = error_response(refusal.status, refusal.code, refusal.message, refusal.retry_after_s)

@@ -9,6 +9,7 @@ from fastapi import Depends, Request
 from gateway.lifecycle import Lifecycle
 from gateway.metrics import GatewayMetrics, route_template
 from gateway.settings import Settings
+from gateway.tracing import Tracing
 from gateway.triton import TritonClient
 from gateway.uploads import MULTIPART_OVERHEAD_BYTES as OVERHEAD
 from gateway.uploads import ImageUpload, check_declared_length, read_upload_bytes, validate_image
@@ -50,11 +51,15 @@ async def _upload(request: Request, documents: bool) -> ImageUpload:
     """
     settings: Settings = request.state.settings
     metrics: GatewayMetrics = request.state.metrics
+    tracing: Tracing = request.state.tracing
     cap = settings.max_upload_bytes
-    check_declared_length(request.headers.get("content-length"), cap + OVERHEAD)
-    content_type = request.headers.get("content-type", "")
-    data = await read_upload_bytes(content_type, request.stream(), cap)
-    upload = validate_image(data, settings.max_pixels, documents)
+    with tracing.span("upload") as span:
+        check_declared_length(request.headers.get("content-length"), cap + OVERHEAD)
+        content_type = request.headers.get("content-type", "")
+        data = await read_upload_bytes(content_type, request.stream(), cap)
+        upload = validate_image(data, settings.max_pixels, documents)
+        if span is not None:
+            span.set_attributes({"upload.bytes": len(data), "upload.format": upload.format})
     metrics.upload_size.labels(route_template(request.scope)).observe(len(data))
     return upload
 

@@ -5,6 +5,7 @@ Nothing connects at import time; the lifespan opens the one gRPC client and clos
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TypedDict
@@ -17,11 +18,14 @@ from gateway.disconnect import CancelOnDisconnect
 from gateway.docs import install_offline_docs
 from gateway.errors import install_error_handlers
 from gateway.lifecycle import CloseWhileDraining, Lifecycle
-from gateway.metrics import GatewayMetrics, MetricsMiddleware
+from gateway.metrics import GatewayMetrics
+from gateway.observe import ObserveMiddleware
+from gateway.otlp import otlp_target
 from gateway.page import install_page
 from gateway.requestid import RequestIdMiddleware
 from gateway.routers import health, mnist, ocr, seal
 from gateway.settings import Settings
+from gateway.tracing import TraceMiddleware, Tracing
 from gateway.triton import TritonClient
 
 TITLE = "Seal gateway"
@@ -39,6 +43,7 @@ class State(TypedDict):
     triton: TritonClient
     limiter: InFlightLimiter
     lifecycle: Lifecycle
+    tracing: Tracing
 
 
 def create_app(settings: Settings | None = None, lifecycle: Lifecycle | None = None) -> FastAPI:
@@ -47,19 +52,23 @@ def create_app(settings: Settings | None = None, lifecycle: Lifecycle | None = N
     settings = settings or Settings()
     lifecycle = lifecycle or Lifecycle()
     metrics = GatewayMetrics()
+    target = otlp_target()  # read now: a protocol the gateway cannot speak fails here
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[State]:
+        tracing = Tracing.start(target, metrics.spans_dropped, os.environ)
         triton = TritonClient(
-            settings.triton_url, settings.request_timeout_s, metrics, settings.retry_after_s
+            settings.triton_url, settings.request_timeout_s, metrics, settings.retry_after_s, tracing
         )
         limiter = InFlightLimiter(settings.max_in_flight, settings.retry_after_s)
         try:
             yield State(
-                settings=settings, metrics=metrics, triton=triton, limiter=limiter, lifecycle=lifecycle
-            )
+                settings=settings, metrics=metrics, triton=triton, limiter=limiter,
+                lifecycle=lifecycle, tracing=tracing,
+            )  # fmt: skip
         finally:
             await triton.close()
+            tracing.shutdown()
 
     app = FastAPI(
         title=TITLE,
@@ -68,16 +77,18 @@ def create_app(settings: Settings | None = None, lifecycle: Lifecycle | None = N
         lifespan=lifespan,
         docs_url=None,
         redoc_url=None,
-        # The gateway exports its own Prometheus metrics; FastAPI's OpenTelemetry hooks would
-        # only cost a provider lookup per request.
+        # The gateway makes its own spans (gateway.tracing) and metrics; FastAPI's OpenTelemetry
+        # hooks would add a span per dependency and cost a provider lookup per request.
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
-    # Outermost last: an id on every response; refusals timed; no slot for a request without a key.
+    # Outermost last: an id and a trace on every response; refusals timed, logged and in the
+    # trace; no slot for a request without a key.
     app.add_middleware(CancelOnDisconnect)  # innermost: what is outside sees it end as 499
     app.add_middleware(AdmissionMiddleware)
     app.add_middleware(ApiKeyMiddleware, keys=load_keys(settings.api_keys, settings.api_keys_file))
-    app.add_middleware(MetricsMiddleware, metrics=metrics)
+    app.add_middleware(ObserveMiddleware, metrics=metrics)
     app.add_middleware(CloseWhileDraining, lifecycle=lifecycle)
+    app.add_middleware(TraceMiddleware)
     app.add_middleware(RequestIdMiddleware)
     install_error_handlers(app)
     install_offline_docs(app)

@@ -1,15 +1,17 @@
 """Prometheus metrics on an explicit registry, owned by the app (no global state).
 
 Names follow gateway_<subsystem>_<name>_<unit>; labels come only from bounded sets: the
-route template (or "unmatched"), method, status class, model name, outcome, and rejection code.
+route template (or "unmatched"), method, status class, model name, outcome, rejection code and
+the reason a span was dropped. The latency histograms carry the trace id of a traced request
+as an exemplar; exemplars exist only in the OpenMetrics exposition, which a scraper gets by
+asking for it (Prometheus does: `Accept: application/openmetrics-text`).
 """
 
 from __future__ import annotations
 
-import time
-
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.exposition import choose_encoder
+from starlette.types import Scope
 
 LATENCY_BUCKETS_S = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 SIZE_BUCKETS_BYTES = tuple(float(2**k) for k in range(8, 25, 2))  # 256 B .. 16 MiB
@@ -52,41 +54,21 @@ class GatewayMetrics:
             registry=self.registry,
         )
 
-    def render(self) -> bytes:
-        """The Prometheus text exposition of the registry."""
-        return generate_latest(self.registry)
+        self.spans_dropped = Counter(
+            "gateway_tracing_spans_dropped_total",
+            "Spans lost before reaching the trace collector: its queue was full, or the export failed",
+            ["reason"],
+            registry=self.registry,
+        )
+
+    def render(self, accept: str = "") -> tuple[bytes, str]:
+        """The registry in the exposition format `accept` asks for (OpenMetrics, with
+        exemplars, or Prometheus text), and its content type."""
+        encoder, content_type = choose_encoder(accept)
+        return encoder(self.registry), content_type
 
 
 def route_template(scope: Scope) -> str:
     """The matched route's path template: bounded, unlike the raw path."""
     route = scope.get("route")
     return str(getattr(route, "path", UNMATCHED_ROUTE))
-
-
-class MetricsMiddleware:
-    """Pure ASGI middleware timing every HTTP request and counting those in flight."""
-
-    def __init__(self, app: ASGIApp, metrics: GatewayMetrics) -> None:
-        self.app = app
-        self.metrics = metrics
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        status = 500  # what the client sees if the app dies before starting a response
-
-        async def send_with_status(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
-        start = time.perf_counter()
-        self.metrics.in_flight.inc()
-        try:
-            await self.app(scope, receive, send_with_status)
-        finally:
-            self.metrics.in_flight.dec()
-            labels = (route_template(scope), scope["method"], f"{status // 100}xx")
-            self.metrics.request_duration.labels(*labels).observe(time.perf_counter() - start)

@@ -60,8 +60,3 @@ class RequestIdFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         record.request_id = current_request_id.get()
         return True
-
-
-def install_log_request_ids(handler: logging.Handler) -> None:
-    """Make `%(request_id)s` usable in `handler`'s format."""
-    handler.addFilter(RequestIdFilter())

@@ -10,6 +10,9 @@ gateway's own at this boundary (`raise Ours(...) from exc`):
                                                                         will not help)
     anything else (UNAVAILABLE, NOT_FOUND, ...) -> TritonUnavailable 503
 
+Each call is a client span of the request's trace, and carries the trace's context to Triton
+in its metadata (`traceparent`), where Triton's own tracing continues it (gateway.tracing).
+
 A call cancelled because its client hung up (`gateway.disconnect`) is cancelled on the wire
 too, and counted with outcome `cancelled`.
 
@@ -37,6 +40,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import tritonclient.grpc.aio as grpcclient
+from opentelemetry.trace import SpanKind
 from tritonclient.utils import InferenceServerException
 
 from gateway.balancing import BALANCING_CHANNEL_ARGS, each_triton, grpc_target
@@ -50,9 +54,11 @@ from gateway.errors import (
 )
 from gateway.metrics import GatewayMetrics
 from gateway.requestid import current_request_id
+from gateway.tracing import Tracing, trace_exemplar, triton_metadata
 
 logger = logging.getLogger(__name__)
 IMAGE_INPUT = "IMAGE"
+GRPC_SERVICE = "inference.GRPCInferenceService"
 CANCELLED = "cancelled"  # the Triton-call metric's outcome for a call its client gave up on
 # Keep idle HTTP/2 connections to Triton alive through proxies and detect dead peers.
 CHANNEL_ARGS = [
@@ -79,6 +85,12 @@ class Inference:
     request_id: str = ""
 
 
+def _span_attributes(model: str) -> dict[str, str]:
+    """A Triton call's span attributes (OpenTelemetry's RPC conventions, and the model)."""
+    rpc = {"rpc.system": "grpc", "rpc.service": GRPC_SERVICE, "rpc.method": "ModelInfer"}
+    return {**rpc, "triton.model": model}
+
+
 def translate(exc: InferenceServerException, retry_after_s: int) -> GatewayError:
     """Map a tritonclient error onto the gateway's hierarchy."""
     status, message = str(exc.status() or ""), str(exc.message() or exc)
@@ -97,7 +109,14 @@ def translate(exc: InferenceServerException, retry_after_s: int) -> GatewayError
 class TritonClient:
     """Owns the gRPC channel; opened in the app's lifespan, closed at shutdown."""
 
-    def __init__(self, url: str, timeout_s: float, metrics: GatewayMetrics, retry_after_s: int = 1) -> None:
+    def __init__(
+        self,
+        url: str,
+        timeout_s: float,
+        metrics: GatewayMetrics,
+        retry_after_s: int = 1,
+        tracing: Tracing | None = None,
+    ) -> None:
         # One channel over every Triton `url` names, balanced per call (gateway.balancing).
         self._client = grpcclient.InferenceServerClient(
             grpc_target(url), channel_args=[*CHANNEL_ARGS, *BALANCING_CHANNEL_ARGS]
@@ -106,6 +125,7 @@ class TritonClient:
         self._timeout_s = timeout_s
         self._metrics = metrics
         self._retry_after_s = retry_after_s
+        self._tracing = tracing or Tracing()
 
     async def infer_image(
         self, model: str, image: bytes, outputs: Sequence[str], parameters: Parameters | None = None
@@ -114,25 +134,30 @@ class TritonClient:
         tensor = grpcclient.InferInput(IMAGE_INPUT, [1, len(image)], "UINT8")
         tensor.set_data_from_numpy(np.frombuffer(image, dtype=np.uint8).reshape(1, -1))
         requested = [grpcclient.InferRequestedOutput(name) for name in outputs]
-        start, outcome = time.perf_counter(), "ok"
-        try:
-            result = await self._client.infer(
-                model,
-                [tensor],
-                outputs=requested,
-                client_timeout=self._timeout_s,
-                parameters=dict(parameters) if parameters else None,
-                request_id=current_request_id.get(),  # Triton's log and errors name it
-            )
-        except InferenceServerException as exc:
-            error = translate(exc, self._retry_after_s)
-            outcome = error.code
-            raise error from exc
-        except asyncio.CancelledError:  # the client hung up (`disconnect`): so is the gRPC call
-            outcome = CANCELLED
-            raise
-        finally:
-            self._metrics.triton_duration.labels(model, outcome).observe(time.perf_counter() - start)
+        with self._tracing.span(f"triton {model}", SpanKind.CLIENT, _span_attributes(model)) as span:
+            start, outcome = time.perf_counter(), "ok"
+            try:
+                result = await self._client.infer(
+                    model,
+                    [tensor],
+                    outputs=requested,
+                    client_timeout=self._timeout_s,
+                    parameters=dict(parameters) if parameters else None,
+                    request_id=current_request_id.get(),  # Triton's log and errors name it
+                    headers=triton_metadata(span),  # Triton's trace continues this span
+                )
+            except InferenceServerException as exc:
+                error = translate(exc, self._retry_after_s)
+                outcome = error.code
+                raise error from exc
+            except asyncio.CancelledError:  # the client hung up (`disconnect`): so is the gRPC call
+                outcome = CANCELLED
+                raise
+            finally:
+                duration = time.perf_counter() - start
+                self._metrics.triton_duration.labels(model, outcome).observe(duration, trace_exemplar())
+                if span is not None:
+                    span.set_attribute("triton.outcome", outcome)
         response = result.get_response()
         arrays = {name: result.as_numpy(name) for name in outputs}
         return Inference(response.model_name, response.model_version, arrays, response.id)

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
-from prometheus_client import CONTENT_TYPE_LATEST
+from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from gateway.deps import LifecycleDep, MetricsDep, SettingsDep, TritonDep
@@ -31,5 +30,6 @@ async def readyz(triton: TritonDep, settings: SettingsDep, lifecycle: LifecycleD
 
 
 @router.get("/metrics", summary="Prometheus metrics", include_in_schema=False)
-async def metrics(metrics: MetricsDep) -> Response:
-    return Response(metrics.render(), media_type=CONTENT_TYPE_LATEST)
+async def metrics(metrics: MetricsDep, request: Request) -> Response:
+    body, content_type = metrics.render(request.headers.get("accept", ""))
+    return Response(body, media_type=content_type)

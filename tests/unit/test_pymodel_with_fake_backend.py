@@ -51,15 +51,22 @@ def pymodel() -> Iterator[types.ModuleType]:
         sys.modules.pop("triton_python_backend_utils", None)
 
 
+TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
+
+
 class FakeRequest:
-    def __init__(self, name: str, cancelled: bool = False) -> None:
-        self.name, self.cancelled = name, cancelled
+    def __init__(self, name: str, cancelled: bool = False, traced: bool = True) -> None:
+        self.name, self.cancelled, self.traced = name, cancelled, traced
 
     def is_cancelled(self) -> bool:
         return self.cancelled
 
     def request_id(self) -> str:
         return f"id-{self.name}"
+
+    def trace(self) -> Any:  # Triton's InferenceTrace: get_context() is None when not traced
+        context = f'{{"traceparent": "00-{TRACE_ID}-00f067aa0ba902b7-01"}}' if self.traced else None
+        return types.SimpleNamespace(owner=self.name, get_context=lambda: context)
 
 
 def logged() -> list[str]:
@@ -91,6 +98,15 @@ def test_a_bug_is_internal_with_a_generic_message_and_the_details_in_the_log(
     assert response.error.code == "INTERNAL"
     assert "charset" not in response.error.message and "id-bad" in response.error.message
     assert "id-bad" in logged()[0] and "charset has 6625 classes" in logged()[0]
+    assert f"trace {TRACE_ID}" in logged()[0]  # the id the gateway's log and the trace store show
+
+
+def test_the_trace_id_is_read_from_tritons_context_or_dashed(pymodel: types.ModuleType) -> None:
+    assert pymodel.trace_id_of(f'{{"traceparent": "00-{TRACE_ID}-00f067aa0ba902b7-01"}}') == TRACE_ID
+    for context in (None, "", "{}", "not json", '{"traceparent": "garbled"}', "[1]"):
+        assert pymodel.trace_id_of(context) == "-", context
+    model_raising(pymodel, ValueError("x")).execute([FakeRequest("bad", traced=False)])
+    assert "request id-bad trace -:" in logged()[0]
 
 
 def test_a_bad_image_is_invalid_arg_with_its_message(pymodel: types.ModuleType) -> None:
@@ -134,6 +150,7 @@ def test_a_bls_call_made_for_a_cancelled_request_is_never_sent(pymodel: types.Mo
     responses = asyncio.run(Model().execute([FakeRequest("gone", cancelled=True), FakeRequest("waiting")]))
     assert [r.error.code if r.error else None for r in responses] == ["CANCELLED", None]
     assert [call["model_name"] for call in sent] == ["text_recognition"]  # the waiting one's only
+    assert sent[0]["trace"].owner == "waiting"  # the call is traced as a child of its own request
 
 
 def test_a_called_model_that_refused_its_input_is_told_from_one_that_failed(

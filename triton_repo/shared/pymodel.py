@@ -61,7 +61,8 @@ RECOGNITION_MODELS = {model.name: model for model in (PPOCR_V4, PPOCR_V5, PPOCR_
 
 
 # The request a model is answering, set around `respond`: every BLS call made for it checks
-# first that its client still waits (`_tensor_request`), so the models need not pass it on.
+# first that its client still waits, and joins its trace (`_tensor_request`), so the models
+# need not pass it on.
 _answering: ContextVar[Any] = ContextVar("answering", default=None)
 
 
@@ -113,6 +114,26 @@ def _request_id(request: Any) -> str:
         return "-"
 
 
+def trace_id_of(context: str | None) -> str:
+    """The trace id in Triton's OpenTelemetry context of a request (`request.trace().get_context()`:
+    JSON with the W3C `traceparent`), or `-` for a request that is not traced."""
+    try:
+        fields = str(json.loads(context or "{}").get("traceparent", "")).split("-")
+    except (ValueError, AttributeError):
+        return "-"
+    return fields[1] if len(fields) == 4 else "-"
+
+
+def _ids(request: Any) -> str:
+    """The ids a log line names a request by: Triton's request id (the gateway's X-Request-ID)
+    and the trace id, the same as in the gateway's log and the trace store."""
+    try:
+        trace_id = trace_id_of(request.trace().get_context())
+    except Exception:  # noqa: BLE001 - a request without a trace is still logged
+        trace_id = "-"
+    return f"request {_request_id(request)} trace {trace_id}"
+
+
 def failed(exc: Exception, model: str, request: Any) -> Any:
     """The one error boundary of the python models: the response for a request whose
     handling raised `exc`.
@@ -126,16 +147,16 @@ def failed(exc: Exception, model: str, request: Any) -> Any:
     """
     if isinstance(exc, ImageError):
         return _error(str(exc), pb_utils.TritonError.INVALID_ARG)
-    request_id = _request_id(request)
+    ids = _ids(request)
     if isinstance(exc, RequestCancelled):
-        pb_utils.Logger.log_info(f"{model}: request {request_id}: cancelled, work left dropped")
+        pb_utils.Logger.log_info(f"{model}: {ids}: cancelled, work left dropped")
         return _error(f"{model}: request cancelled", pb_utils.TritonError.CANCELLED)
     if isinstance(exc, ModelCallError):
-        pb_utils.Logger.log_warn(f"{model}: request {request_id}: {exc}")
+        pb_utils.Logger.log_warn(f"{model}: {ids}: {exc}")
         return _error(f"{model}: {exc.model} is unavailable", pb_utils.TritonError.UNAVAILABLE)
     detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    pb_utils.Logger.log_error(f"{model}: request {request_id}: {detail}")
-    return _error(f"{model}: internal error (request {request_id})", pb_utils.TritonError.INTERNAL)
+    pb_utils.Logger.log_error(f"{model}: {ids}: {detail}")
+    return _error(f"{model}: internal error (request {_request_id(request)})", pb_utils.TritonError.INTERNAL)
 
 
 def _error(message: str, code: Any) -> Any:
@@ -207,11 +228,14 @@ def _request(model_name: str, inputs: dict[str, AnyArray], outputs: Sequence[str
 
 
 def _tensor_request(model_name: str, inputs: Sequence[Any], outputs: Sequence[str], **options: Any) -> Any:
-    """A BLS request, made only while the request being answered is still wanted (every BLS
-    call is built here); raises RequestCancelled."""
+    """A BLS request, made only while the request being answered is still wanted, and traced
+    as a child of it: Triton's trace of that request (the gateway's, when it sent a context)
+    then shows each call with its model's queue and compute (every BLS call is built here).
+    Raises RequestCancelled."""
     answering = _answering.get()
     if answering is not None:
         check_cancelled(answering)
+        options["trace"] = answering.trace()
     return pb_utils.InferenceRequest(
         model_name=model_name, requested_output_names=list(outputs), inputs=list(inputs), **options
     )
