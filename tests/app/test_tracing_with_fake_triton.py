@@ -1,0 +1,86 @@
+"""Tracing and the access log through the real app, with a FAKE Triton client (the real
+stack's traces are in tests/integration/test_tracing.py) and a real OTLP receiver."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from gateway.deps import get_triton
+from gateway.logs import LogContextFilter
+from gateway.main import create_app
+from gateway.settings import Settings
+from tests.app.test_app_with_fake_triton import FakeTriton, png
+from tests.support.otlp import OtlpReceiver, ReceivedSpan, otlp_receiver
+
+TRACE, SPAN = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+TIMEOUT_S = 10.0
+
+
+@pytest.fixture
+def receiver(monkeypatch: pytest.MonkeyPatch) -> Iterator[OtlpReceiver]:
+    with otlp_receiver() as receiver:
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.url)
+        monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "50")
+        yield receiver
+
+
+def client_for(settings: Settings) -> TestClient:
+    app = create_app(settings)
+    app.dependency_overrides[get_triton] = FakeTriton
+    return TestClient(app)
+
+
+def wait(receiver: OtlpReceiver, name: str) -> list[ReceivedSpan]:
+    return receiver.wait_for(TRACE, lambda spans: name in {s.name for s in spans}, TIMEOUT_S)
+
+
+def test_the_clients_trace_is_continued_and_named_in_the_response(receiver: OtlpReceiver) -> None:
+    with client_for(Settings()) as client:
+        response = client.post(
+            "/v1/mnist", files={"image": ("d.png", png())}, headers={"traceparent": f"00-{TRACE}-{SPAN}-01"}
+        )
+    assert response.status_code == 200
+    assert response.headers["traceresponse"].startswith(f"00-{TRACE}-")
+    spans = wait(receiver, "POST /v1/mnist")
+    (server,) = [s for s in spans if s.name == "POST /v1/mnist"]
+    assert server.parent_id == SPAN and server.service == "seal-gateway"
+    assert {"admission", "upload"} <= {s.name for s in spans if s.parent_id == server.span_id}
+
+
+def test_a_refused_request_has_its_trace_too(receiver: OtlpReceiver) -> None:
+    with client_for(Settings(api_keys=("k",))) as client:
+        response = client.post("/v1/mnist", content=png(), headers={"traceparent": f"00-{TRACE}-{SPAN}-01"})
+    assert response.status_code == 401 and response.headers["traceresponse"].startswith(f"00-{TRACE}-")
+    (server,) = wait(receiver, "POST unmatched")  # refused before routing
+    assert server.attributes["http.response.status_code"] == 401
+
+
+def test_one_json_access_line_per_request_with_its_ids(
+    receiver: OtlpReceiver, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.handler.addFilter(LogContextFilter())  # as `python -m gateway` sets up its handler
+    with caplog.at_level(logging.INFO, "gateway.access"), client_for(Settings()) as client:
+        response = client.post(
+            "/v1/mnist", files={"image": ("d.png", png())}, headers={"X-Request-ID": "abc-1"}
+        )
+        client.get("/healthz")  # probes are not logged
+    (record,) = [r for r in caplog.records if r.name == "gateway.access"]
+    fields = record.fields  # type: ignore[attr-defined]
+    assert fields["route"] == "/v1/mnist" and fields["status"] == 200 and fields["method"] == "POST"
+    assert fields["bytes_in"] > len(png()) and fields["bytes_out"] == len(response.content)
+    assert record.request_id == "abc-1"  # type: ignore[attr-defined]
+    assert response.headers["traceresponse"].split("-")[1] == record.trace_id  # type: ignore[attr-defined]
+
+
+def test_without_otel_variables_nothing_is_traced(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OTEL_EXPORTER_OTLP_ENDPOINT", raising=False)
+    monkeypatch.delenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", raising=False)
+    with client_for(Settings()) as client:
+        response = client.post(
+            "/v1/mnist", files={"image": ("d.png", png())}, headers={"traceparent": f"00-{TRACE}-{SPAN}-01"}
+        )
+    assert response.status_code == 200 and "traceresponse" not in response.headers
