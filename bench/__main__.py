@@ -1,12 +1,12 @@
 """Run the benchmarks against a fresh local stack and print Markdown for BENCHMARKS.md.
 
-.venv/bin/python -m bench [app|frontdoor|ocr|seal|soak ...] [--requests N] [--duration S] [--rounds R]
+.venv/bin/python -m bench [app|frontdoor|ocr|seal|tracing|soak ...] [--requests N] [--duration S] [--rounds R]
                           [--levels 1,4,16,64] [--ocr-levels 1,4,16] [--workers W] [--split-cores]
                           [--soak-seconds S] [--out DIR]
 
 With no suite named, all but `soak` run (ten minutes per route by default: run it on purpose).
-`app` needs no server (the gateway's own CPU per request, Triton faked); `frontdoor` also
-writes its plot to DIR/frontdoor.png.
+`app` needs no server (the gateway's own CPU per request, Triton faked); `tracing` starts its
+own two stacks (traced and not); `frontdoor` also writes its plot to DIR/frontdoor.png.
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from bench import app_overhead, frontdoor, ocr, seal, soak
+from bench import app_overhead, frontdoor, ocr, seal, soak, tracing
 from bench.serving import local_stack, split_cores
 from evaluation.support.digits import load_mnist
 
 STACK_SUITES = ("frontdoor", "ocr", "seal", "soak")  # these need a running Triton and gateway
-SUITES = ("app", *STACK_SUITES)
+SUITES = ("app", "tracing", *STACK_SUITES)
 DEFAULT_SUITES = SUITES[:-1]
 FRONTDOOR_DIGIT = 0  # the first held-out test digit; no model or threshold was tuned on it
 
@@ -28,12 +28,17 @@ FRONTDOOR_DIGIT = 0  # the first held-out test digit; no model or threshold was 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bench")
     parser.add_argument(
-        "suites", nargs="*", metavar="{app,frontdoor,ocr,seal,soak}", help="default: all but soak"
+        "suites", nargs="*", metavar="{app,tracing,frontdoor,ocr,seal,soak}", help="default: all but soak"
     )
     parser.add_argument("--requests", type=int, default=24, help="ocr/seal: requests per level or page")
-    parser.add_argument("--duration", type=int, default=5, help="frontdoor: whole seconds per run (wrk)")
     parser.add_argument(
-        "--rounds", type=int, default=3, help="frontdoor: runs per path and level; ocr: alternating rounds"
+        "--duration", type=int, default=5, help="frontdoor, tracing: whole seconds per run (wrk)"
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="frontdoor, tracing: runs per path (arm) and level; ocr: alternating rounds",
     )
     parser.add_argument(
         "--levels", default=",".join(map(str, frontdoor.LEVELS)), help="frontdoor: connections"
@@ -58,6 +63,8 @@ def main() -> int:
     digit = frontdoor.digit_png(images[FRONTDOOR_DIGIT])
     if "app" in suites:
         print(app_overhead.run(digit), "\n", flush=True)
+    if "tracing" in suites:
+        print(tracing.run(digit, args.rounds, args.duration, args.split_cores)[0], "\n", flush=True)
     if not set(suites) & set(STACK_SUITES):
         return 0
     with local_stack(args.workers) as stack:

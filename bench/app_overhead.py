@@ -20,6 +20,7 @@ from gateway.admission import InFlightLimiter
 from gateway.main import State, create_app
 from gateway.metrics import GatewayMetrics
 from gateway.settings import Settings
+from gateway.tracing import Tracing
 from gateway.triton import Inference, Parameters
 
 REQUESTS = 2000
@@ -90,6 +91,7 @@ def cpu_us_per_request(
         metrics=GatewayMetrics(),
         triton=FakeTritonForBench(),  # type: ignore[typeddict-item]
         limiter=InFlightLimiter(settings.max_in_flight, settings.retry_after_s),
+        tracing=Tracing(),  # off, as without OTEL_* variables
     )
     asyncio.run(_serve(app, state, body, content_type, max(1, requests // 10)))  # warm caches
     best = float("inf")

@@ -41,16 +41,17 @@ def local_stack(gateway_workers: int = 1) -> Iterator[Stack]:
         yield Stack(gateway.url, gateway.pid, triton.grpc_url, triton.http_url, triton.pid)
 
 
-def split_cores(stack: Stack) -> str:
-    """Triton on the first half of this process's CPUs; the gateway and the load generators
-    (children of this process from now on) on the rest: the gateway's CPU then no longer
-    competes with Triton's, as when each runs on its own machine. Returns how it split."""
+def split_cores(*stacks: Stack) -> str:
+    """Each stack's Triton on the first half of this process's CPUs; the gateways and the load
+    generators (children of this process from now on) on the rest: the gateway's CPU then no
+    longer competes with Triton's, as when each runs on its own machine. Returns how it split."""
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) < 2:
         raise RuntimeError("splitting cores needs at least two CPUs")
     triton, rest = set(cpus[: len(cpus) // 2]), set(cpus[len(cpus) // 2 :])
-    pin_tree(stack.triton_pid, triton)
-    pin_tree(stack.gateway_pid, rest)
+    for stack in stacks:
+        pin_tree(stack.triton_pid, triton)
+        pin_tree(stack.gateway_pid, rest)
     os.sched_setaffinity(0, rest)
     return f"Triton pinned to CPUs {sorted(triton)}; gateway and load generators to {sorted(rest)}."
 

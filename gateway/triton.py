@@ -58,7 +58,6 @@ from gateway.tracing import Tracing, trace_exemplar, triton_metadata
 
 logger = logging.getLogger(__name__)
 IMAGE_INPUT = "IMAGE"
-GRPC_SERVICE = "inference.GRPCInferenceService"
 CANCELLED = "cancelled"  # the Triton-call metric's outcome for a call its client gave up on
 # Keep idle HTTP/2 connections to Triton alive through proxies and detect dead peers.
 CHANNEL_ARGS = [
@@ -87,8 +86,7 @@ class Inference:
 
 def _span_attributes(model: str) -> dict[str, str]:
     """A Triton call's span attributes (OpenTelemetry's RPC conventions, and the model)."""
-    rpc = {"rpc.system": "grpc", "rpc.service": GRPC_SERVICE, "rpc.method": "ModelInfer"}
-    return {**rpc, "triton.model": model}
+    return {"rpc.system": "grpc", "rpc.method": "ModelInfer", "triton.model": model}
 
 
 def translate(exc: InferenceServerException, retry_after_s: int) -> GatewayError:

@@ -7,6 +7,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ from gateway.main import create_app
 from gateway.settings import Settings
 
 STARTUP_TIMEOUT_S = 20.0
+LOG_TAIL_BYTES = 4000
 
 
 def free_port() -> int:
@@ -68,17 +70,26 @@ class GatewayProcess:
 def gateway_process(
     triton_grpc: str, workers: int = 1, env: dict[str, str] | None = None
 ) -> Iterator[GatewayProcess]:
-    """`python -m gateway serve` against `triton_grpc`, as production runs it; waits for /healthz."""
+    """`python -m gateway serve` against `triton_grpc`, as production runs it; waits for /healthz.
+    Its log (a JSON line per request) goes to a file, shown when it does not start."""
     port = free_port()
     command = [sys.executable, "-m", "gateway", "serve", "--host", "127.0.0.1", "--port", str(port)]
     command += ["--triton-url", triton_grpc, "--workers", str(workers)]
-    process = subprocess.Popen(command, env={**os.environ, **(env or {})}, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_ok(f"{url}/healthz", process)
-        yield GatewayProcess(url, process.pid)
-    finally:
-        stop_group(process, STARTUP_TIMEOUT_S)
+    with tempfile.TemporaryFile() as log:
+        environment = {**os.environ, **(env or {})}
+        process = subprocess.Popen(
+            command, env=environment, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        try:
+            try:
+                wait_until_ok(f"{url}/healthz", process)
+            except RuntimeError as exc:
+                log.seek(0)
+                raise RuntimeError(f"{exc}\n{log.read()[-LOG_TAIL_BYTES:].decode(errors='replace')}") from exc
+            yield GatewayProcess(url, process.pid)
+        finally:
+            stop_group(process, STARTUP_TIMEOUT_S)
 
 
 def wait_until_ok(url: str, process: subprocess.Popen[Any], timeout_s: float = STARTUP_TIMEOUT_S) -> None:

@@ -1,0 +1,109 @@
+"""What tracing costs: POST /v1/mnist at 16 connections with every request traced, against the
+same with tracing off, side by side.
+
+Two stacks from this process tree, MNIST models only, both started as `serve` starts them:
+one with tracing off (`OTEL_SDK_DISABLED=true`: no provider, no spans), one tracing every
+request (`OTEL_TRACES_SAMPLER=always_on`) in the gateway and in Triton (the flags `serve`
+gives it) to an OTLP/HTTP receiver in this process that reads every export and counts its spans. The
+receiver (the collector) works on the same two cores, so the traced figure carries a cost that
+production puts on another machine: if anything, the ratio is pessimistic. Rounds alternate
+which arm goes first, so that drift on a shared machine falls on both alike; the spans that
+came in are counted, so that "every request traced" is checked, not assumed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
+
+from bench.frontdoor import WARMUP_S, Row, Sample, check_paths, measure, summarise, targets
+from bench.loadgen import drive
+from bench.serving import Stack, split_cores
+from gateway.local_triton import LocalTriton, only_models
+from gateway.otlp import otlp_target, triton_trace_args
+from tests.support.otlp import OtlpReceiver, otlp_receiver
+from tests.support.servers import gateway_process
+
+CONNECTIONS = 16
+TARGET_RATIO = 0.95  # traced throughput at least this share of untraced (issue 41)
+MNIST_MODELS = ("mnist_preprocess", "mnist_classifier", "mnist")
+OFF, TRACED = "tracing off", "traced"
+FLUSH_S = 15.0  # spans still queued at the end arrive within the batch delay (5 s) and then some
+GATEWAY_SPAN, TRITON_SPAN = "POST /v1/mnist", "InferRequest"
+
+
+@contextmanager
+def arm(env: Mapping[str, str], triton_args: Sequence[str]) -> Iterator[Stack]:
+    """A local Triton (MNIST only) and a gateway process in front of it, with `env`."""
+    extra = (*only_models(MNIST_MODELS), *triton_args)
+    with LocalTriton(extra_args=extra) as triton, gateway_process(triton.grpc_url, env=dict(env)) as gateway:
+        yield Stack(gateway.url, gateway.pid, triton.grpc_url, triton.http_url, triton.pid)
+
+
+def alternate(arms: dict[str, Stack], image: bytes, rounds: int, duration_s: int) -> list[Sample]:
+    chosen = {name: replace(targets(stack, image)["gateway"], name=name) for name, stack in arms.items()}
+    check_paths(list(chosen.values()))
+    for target in chosen.values():
+        drive(target, CONNECTIONS, WARMUP_S)
+    samples = []
+    for round_index in range(rounds):
+        order = list(arms) if round_index % 2 == 0 else list(reversed(arms))
+        samples += [measure(arms[name], chosen[name], CONNECTIONS, duration_s) for name in order]
+    return samples
+
+
+def settled(receiver: OtlpReceiver) -> tuple[int, int]:
+    """(gateway, Triton) request spans received, once no more arrive (or after FLUSH_S)."""
+    deadline, last = time.monotonic() + FLUSH_S, (-1, -1)
+    while time.monotonic() < deadline:
+        counts = (receiver.counts[GATEWAY_SPAN], receiver.counts[TRITON_SPAN])
+        if counts == last:
+            return counts
+        last = counts
+        time.sleep(2.0)
+    return last
+
+
+def table(rows: Sequence[Row]) -> str:
+    lines = [
+        "| arm | req/s | p50 ms | p95 ms | p99 ms | errors | gateway CPU ms/req | Triton CPU ms/req |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r.path} | {r.rps:.0f} | {r.p50_ms:.2f} | {r.p95_ms:.2f} | {r.p99_ms:.2f} | {r.errors} "
+            f"| {r.gateway_cpu_ms:.2f} | {r.triton_cpu_ms:.2f} |"
+        )
+    return "\n".join(lines)
+
+
+def run(image: bytes, rounds: int = 3, duration_s: int = 5, split: bool = False) -> tuple[str, float]:
+    """Markdown for BENCHMARKS.md, and traced ÷ off throughput. `split`: each Triton on half
+    the CPUs, the gateways, the load and the receiver on the rest (bench.serving.split_cores)."""
+    with otlp_receiver(keep=False) as receiver:  # counted, not kept: as light as a collector can be
+        traced_env = {"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url, "OTEL_TRACES_SAMPLER": "always_on"}
+        triton_args = triton_trace_args(otlp_target(traced_env))
+        with arm({"OTEL_SDK_DISABLED": "true"}, ()) as off, arm(traced_env, triton_args) as traced:
+            cores = split_cores(off, traced) if split else "Every process on every CPU."
+            samples = alternate({OFF: off, TRACED: traced}, image, rounds, duration_s)
+            gateway_spans, triton_spans = settled(receiver)
+    rows = {row.path: row for row in summarise(samples)}
+    ratio = rows[TRACED].rps / rows[OFF].rps
+    measured = sum(s.run.requests for s in samples if s.path == TRACED)
+    text = "\n".join(
+        [
+            f"### Tracing's cost (mnist, {CONNECTIONS} connections, a {len(image)}-byte PNG)",
+            "",
+            f"{rounds} rounds of {duration_s:g} s per arm, alternating; req/s over all rounds, percentiles"
+            f" the median round's. {cores}",
+            "",
+            table([rows[OFF], rows[TRACED]]),
+            "",
+            f"Traced ÷ off: **{ratio:.3f}x** the throughput (target ≥ {TARGET_RATIO}x). Spans received:"
+            f" {gateway_spans} gateway request spans and {triton_spans} Triton request spans for"
+            f" {measured} timed traced requests (plus the warm-up and the check).",
+        ]
+    )
+    return text, ratio
