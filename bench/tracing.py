@@ -30,7 +30,8 @@ CONNECTIONS = 16
 TARGET_RATIO = 0.95  # traced throughput at least this share of untraced (issue 41)
 MNIST_MODELS = ("mnist_preprocess", "mnist_classifier", "mnist")
 OFF, TRACED = "tracing off", "traced"
-FLUSH_S = 15.0  # spans still queued at the end arrive within the batch delay (5 s) and then some
+FLUSH_S = 30.0  # spans still queued at the end arrive within the batch delay (5 s) and then some
+FLUSH_POLL_S = 6.0  # longer than the exporters' batch delay: a count unchanged over it is final
 GATEWAY_SPAN, TRITON_SPAN = "POST /v1/mnist", "InferRequest"
 
 
@@ -62,7 +63,7 @@ def settled(receiver: OtlpReceiver) -> tuple[int, int]:
         if counts == last:
             return counts
         last = counts
-        time.sleep(2.0)
+        time.sleep(FLUSH_POLL_S)
     return last
 
 

@@ -44,3 +44,21 @@ def test_compose_provisions_grafana_next_to_prometheus() -> None:
     provider = yaml.safe_load((PROVISIONING / "dashboards" / "seal-gateway.yml").read_text())["providers"][0]
     dashboards = ROOT / mounts[provider["options"]["path"]]
     assert (dashboards / "seal-gateway.json").resolve() == DASHBOARD
+
+
+def test_a_slow_bucket_links_to_its_traces_in_the_provisioned_jaeger() -> None:
+    datasources = PROVISIONING / "datasources"
+    (prometheus,) = yaml.safe_load((datasources / "prometheus.yml").read_text())["datasources"]
+    (jaeger,) = yaml.safe_load((datasources / "jaeger.yml").read_text())["datasources"]
+    assert jaeger["type"] == "jaeger" and jaeger["url"] == "http://jaeger:16686"
+    (link,) = prometheus["jsonData"]["exemplarTraceIdDestinations"]
+    assert link == {"name": "trace_id", "datasourceUid": jaeger["uid"]}  # the gateway's exemplar label
+    latency = [
+        target
+        for panel in load_dashboard()["panels"]
+        for target in panel.get("targets", [])
+        if "_duration_seconds_bucket" in target["expr"] and "gateway_" in target["expr"]
+    ]
+    assert latency and all(target.get("exemplar") is True for target in latency)
+    names = set().union(*(metric_names(e) for e in queries(load_dashboard())))
+    assert "gateway_tracing_spans_dropped_total" in names

@@ -17,6 +17,8 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from gateway.otlp import otlp_target, triton_trace_args
+
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "deploy" / "k8s"
 PINNED_KUBECTL = ROOT / ".cache" / "kubectl" / "kubectl"
@@ -172,3 +174,19 @@ def test_prometheus_scrapes_the_annotated_pods(rendered: Objects) -> None:
 def test_a_newer_kustomize_renders_the_same_objects(name: str) -> None:
     newer = Path(shutil.which("kubectl") or "")
     assert by_kind(render(KUSTOMIZATIONS[name], newer)) == by_kind(render(KUSTOMIZATIONS[name]))
+
+
+def test_the_gateway_and_triton_trace_to_the_collector_the_config_map_names(rendered: Objects) -> None:
+    tracing = rendered[("ConfigMap", "tracing")]["data"]
+    assert otlp_target(tracing) is None  # shipped off: the endpoint is the operator's to name
+    gateway = pod_spec(rendered, "gateway")["containers"][0]
+    assert {"configMapRef": {"name": "tracing"}} in gateway["envFrom"]
+    triton = pod_spec(rendered, "triton")["containers"][0]
+    (endpoint,) = [e for e in triton["env"] if e["name"] == "OTEL_EXPORTER_OTLP_ENDPOINT"]
+    assert endpoint["valueFrom"]["configMapKeyRef"] == {"name": "tracing", "key": endpoint["name"]}
+    # Kubernetes expands $(VAR) in args: the same flags `serve` derives from the same variable.
+    target = otlp_target({"OTEL_EXPORTER_OTLP_ENDPOINT": "$(OTEL_EXPORTER_OTLP_ENDPOINT)"})
+    flags = triton_trace_args(target)
+    assert [f"{flag}={value}" for flag, value in zip(flags[::2], flags[1::2], strict=True)] == [
+        arg for arg in triton["args"] if arg.startswith("--trace-config")
+    ]
