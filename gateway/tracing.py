@@ -23,6 +23,7 @@ from typing import Any
 
 from opentelemetry import trace
 from opentelemetry.context import Context
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import SERVICE_NAME, Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
@@ -31,6 +32,7 @@ from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapProp
 from prometheus_client import Counter
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gateway import spanwire
 from gateway.otlp import GRPC, OtlpTarget, service_name
 
 TRACEPARENT, TRACESTATE = "traceparent", "tracestate"
@@ -80,8 +82,20 @@ class CountingBatchSpanProcessor(BatchSpanProcessor):
         super().on_end(span)
 
 
+class WireSpanExporter(OTLPSpanExporter):
+    """The SDK's OTLP/HTTP exporter (its transport, retries, headers, compression and TLS from
+    the OTEL_EXPORTER_OTLP_* variables), with the batch written by gateway.spanwire: a third of
+    the SDK encoder's cost. The pinned exporter keeps its transport in `_client`."""
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        if self._shutdown:
+            return SpanExportResult.FAILURE
+        sent = self._client.export(spanwire.encode(spans))
+        return SpanExportResult.SUCCESS if sent.success else SpanExportResult.FAILURE
+
+
 def _exporter(target: OtlpTarget) -> SpanExporter:
-    """The SDK's OTLP exporter for the protocol; it reads the endpoint, headers, timeout,
+    """The OTLP exporter for the protocol; it reads the endpoint, headers, timeout,
     compression and certificates from the OTEL_EXPORTER_OTLP_* variables itself."""
     if target.protocol == GRPC:
         from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (  # noqa: PLC0415
@@ -89,9 +103,7 @@ def _exporter(target: OtlpTarget) -> SpanExporter:
         )
 
         return GrpcExporter()
-    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter  # noqa: PLC0415
-
-    return OTLPSpanExporter()
+    return WireSpanExporter()
 
 
 class Tracing:

@@ -8,11 +8,12 @@ speed targets live in BENCHMARKS.md, not in tests.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
-from bench import frontdoor, soak
+from bench import frontdoor, soak, tracing
 from bench.serving import Stack
 from evaluation.support.digits import load_mnist
 from evaluation.support.servers import gateway_process
@@ -49,3 +50,12 @@ def test_soak_harness_measures_failures_memory_and_overload(triton: LocalTriton)
     assert all(float(mib) > 10 for mib in (*cells[7].split(" -> "), *cells[8].split(" -> "))), row
     statuses = {line.split("|")[2].strip() for line in overload}
     assert "200" in statuses and statuses <= {"200", "429"}, overload
+
+
+def test_tracing_harness_traces_every_request_of_its_traced_arms() -> None:
+    """A second per arm of the tracing suite: three stacks of its own, spans counted."""
+    images, _ = load_mnist("test")
+    text, ratio = tracing.run(frontdoor.digit_png(images[0]), rounds=1, duration_s=1)
+    assert ratio > 0 and "gateway and Triton traced" in text
+    counts = re.search(r"Spans received: (\d+) gateway request spans and (\d+) Triton", text)
+    assert counts and int(counts[1]) > 0 and int(counts[2]) > 0, text
