@@ -81,6 +81,11 @@ class CountingBatchSpanProcessor(BatchSpanProcessor):
                 self._dropped.labels(QUEUE_FULL).inc()
         super().on_end(span)
 
+    def shutdown_within(self, timeout_ms: int) -> None:
+        """Send what is queued, for at most `timeout_ms`, and stop the batch thread (the SDK's
+        own `shutdown` waits up to 30 s for a collector that does not answer)."""
+        self._batch_processor.shutdown(timeout_ms)
+
 
 class WireSpanExporter(OTLPSpanExporter):
     """The SDK's OTLP/HTTP exporter (its transport, retries, headers, compression and TLS from
@@ -109,8 +114,10 @@ def _exporter(target: OtlpTarget) -> SpanExporter:
 class Tracing:
     """The app's tracer, or nothing when tracing is off."""
 
-    def __init__(self, provider: TracerProvider | None = None) -> None:
-        self._provider = provider
+    def __init__(
+        self, provider: TracerProvider | None = None, processor: CountingBatchSpanProcessor | None = None
+    ) -> None:
+        self._processor = processor
         self._tracer: Tracer | None = provider.get_tracer("gateway") if provider is not None else None
 
     @classmethod
@@ -120,8 +127,9 @@ class Tracing:
             return cls()
         resource = Resource.create({SERVICE_NAME: service_name(env)})
         provider = TracerProvider(resource=resource)
-        provider.add_span_processor(CountingBatchSpanProcessor(_exporter(target), dropped))
-        return cls(provider)
+        processor = CountingBatchSpanProcessor(_exporter(target), dropped)
+        provider.add_span_processor(processor)
+        return cls(provider, processor)
 
     @property
     def on(self) -> bool:
@@ -149,11 +157,8 @@ class Tracing:
 
     def shutdown(self) -> None:
         """Send what is queued (for at most SHUTDOWN_FLUSH_MS) and stop the batch thread."""
-        if self._provider is None:
-            return
-        for processor in self._provider._active_span_processor._span_processors:
-            if isinstance(processor, BatchSpanProcessor):
-                processor._batch_processor.shutdown(SHUTDOWN_FLUSH_MS)
+        if self._processor is not None:
+            self._processor.shutdown_within(SHUTDOWN_FLUSH_MS)
 
 
 def client_context(scope: Scope) -> Context | None:

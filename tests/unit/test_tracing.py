@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Sequence
 
 import orjson
@@ -16,7 +17,14 @@ from prometheus_client import CollectorRegistry, Counter
 from gateway.logs import JsonFormatter, LogContextFilter
 from gateway.otlp import OtlpTarget, otlp_target, service_name, triton_trace_args
 from gateway.requestid import current_request_id
-from gateway.tracing import CountingBatchSpanProcessor, client_context, traceparent, triton_metadata
+from gateway.tracing import (
+    SHUTDOWN_FLUSH_MS,
+    CountingBatchSpanProcessor,
+    Tracing,
+    client_context,
+    traceparent,
+    triton_metadata,
+)
 
 CLIENT_TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 
@@ -158,3 +166,17 @@ def test_spans_of_a_failed_export_are_counted_with_fake_failing_exporter() -> No
     processor.force_flush()
     assert dropped.labels("export_failed")._value.get() == 3
     processor.shutdown()
+
+
+def test_shutdown_does_not_wait_long_for_a_collector_that_never_answers_with_fake_stuck_exporter() -> None:
+    exporter = StuckExporterFake()
+    processor = CountingBatchSpanProcessor(exporter, dropped_counter())
+    provider = TracerProvider()
+    provider.add_span_processor(processor)
+    tracing = Tracing(provider, processor)
+    with tracing.span("s"):
+        pass
+    started = time.monotonic()
+    tracing.shutdown()  # the stuck export holds the batch thread
+    assert time.monotonic() - started < SHUTDOWN_FLUSH_MS / 1000 + 1
+    exporter.release.set()
