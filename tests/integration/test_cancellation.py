@@ -40,7 +40,11 @@ def cancelled_in_triton(triton: LocalTriton, request_id: str, within_s: float) -
     """Whether Triton's log says the request was cancelled, polled for `within_s` seconds."""
     deadline = time.monotonic() + within_s
     while time.monotonic() < deadline:
-        if f"request {request_id}: cancelled" in triton.log_path.read_text(errors="replace"):
+        said = f"request {request_id} trace "  # pymodel.failed: `request <id> trace <id>: cancelled`
+        if any(
+            said in line and ": cancelled" in line
+            for line in triton.log_path.read_text(errors="replace").splitlines()
+        ):
             return True
         time.sleep(0.2)
     return False
