@@ -39,10 +39,11 @@ class AdmissionMiddleware:
             return
         state = scope["state"]  # the lifespan's State (gateway.main), copied per request
         limiter: InFlightLimiter = state["limiter"]
-        with state["tracing"].span("admission", attributes={"gateway.in_flight": limiter.current}) as span:
+        with state["tracing"].span("admission") as span:
             refusal = limiter.refusal()
             if span is not None:
-                span.set_attribute("gateway.admitted", refusal is None)
+                admitted = refusal is None
+                span.set_attributes({"gateway.in_flight": limiter.current, "gateway.admitted": admitted})
         if refusal is not None:
             state["metrics"].rejections.labels(refusal.code).inc()
             response = error_response(refusal.status, refusal.code, refusal.message, refusal.retry_after_s)

@@ -86,9 +86,10 @@ def create_app(settings: Settings | None = None, lifecycle: Lifecycle | None = N
     app.add_middleware(CancelOnDisconnect)  # innermost: what is outside sees it end as 499
     app.add_middleware(AdmissionMiddleware)
     app.add_middleware(ApiKeyMiddleware, keys=load_keys(settings.api_keys, settings.api_keys_file))
-    app.add_middleware(ObserveMiddleware, metrics=metrics)
+    app.add_middleware(ObserveMiddleware, metrics=metrics, traced=target is not None)
     app.add_middleware(CloseWhileDraining, lifecycle=lifecycle)
-    app.add_middleware(TraceMiddleware)
+    if target is not None:  # off: not even a layer to pass through
+        app.add_middleware(TraceMiddleware)
     app.add_middleware(RequestIdMiddleware)
     install_error_handlers(app)
     install_offline_docs(app)

@@ -47,6 +47,8 @@ class RequestRecord:
 
 def log_request(record: RequestRecord) -> None:
     """The request's JSON access line (its ids come from gateway.logs)."""
+    if not access_log.isEnabledFor(logging.INFO):
+        return
     fields = {
         "method": record.method,
         "route": record.route,
@@ -80,9 +82,10 @@ def describe_span(record: RequestRecord) -> None:
 class ObserveMiddleware:
     """Times, sizes and counts every HTTP request, then reports it (see the module docstring)."""
 
-    def __init__(self, app: ASGIApp, metrics: GatewayMetrics) -> None:
+    def __init__(self, app: ASGIApp, metrics: GatewayMetrics, traced: bool = False) -> None:
         self.app = app
         self.metrics = metrics
+        self.traced = traced  # off: no exemplar, no span to describe, not even a context lookup
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -118,7 +121,9 @@ class ObserveMiddleware:
 
     def report(self, record: RequestRecord) -> None:
         labels = (record.route, record.method, record.status_class)
-        self.metrics.request_duration.labels(*labels).observe(record.duration_s, trace_exemplar())
-        describe_span(record)
+        exemplar = trace_exemplar() if self.traced else None
+        self.metrics.request_duration.labels(*labels).observe(record.duration_s, exemplar)
+        if self.traced:
+            describe_span(record)
         if record.path not in UNLOGGED_PATHS:
             log_request(record)

@@ -153,7 +153,8 @@ class TritonClient:
                 raise
             finally:
                 duration = time.perf_counter() - start
-                self._metrics.triton_duration.labels(model, outcome).observe(duration, trace_exemplar())
+                exemplar = trace_exemplar() if span is not None else None
+                self._metrics.triton_duration.labels(model, outcome).observe(duration, exemplar)
                 if span is not None:
                     span.set_attribute("triton.outcome", outcome)
         response = result.get_response()
