@@ -1,13 +1,21 @@
 """Tracing and the access log through the real app, with a FAKE Triton client (the real
-stack's traces are in tests/integration/test_tracing.py) and a real OTLP receiver."""
+stack's traces are in tests/integration/test_tracing.py) and real OTLP receivers (HTTP, gRPC)."""
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
+import grpc
 import pytest
 from fastapi.testclient import TestClient
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2_grpc
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTraceServiceRequest,
+    ExportTraceServiceResponse,
+)
 
 from gateway.deps import get_triton
 from gateway.logs import LogContextFilter
@@ -84,3 +92,35 @@ def test_without_otel_variables_nothing_is_traced(monkeypatch: pytest.MonkeyPatc
             "/v1/mnist", files={"image": ("d.png", png())}, headers={"traceparent": f"00-{TRACE}-{SPAN}-01"}
         )
     assert response.status_code == 200 and "traceresponse" not in response.headers
+
+
+class GrpcTraceReceiver(trace_service_pb2_grpc.TraceServiceServicer):
+    """A real OTLP/gRPC trace receiver (opentelemetry-proto's service) on a loopback port."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def Export(self, request: ExportTraceServiceRequest, context: object) -> ExportTraceServiceResponse:  # noqa: N802
+        for resource_spans in request.resource_spans:
+            self.names += [span.name for scope in resource_spans.scope_spans for span in scope.spans]
+        return ExportTraceServiceResponse()
+
+
+def test_the_grpc_protocol_exports_over_grpc(monkeypatch: pytest.MonkeyPatch) -> None:
+    receiver = GrpcTraceReceiver()
+    server = grpc.server(ThreadPoolExecutor(2))
+    trace_service_pb2_grpc.add_TraceServiceServicer_to_server(receiver, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+    monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "50")
+    try:
+        with client_for(Settings()) as client:
+            assert client.post("/v1/mnist", files={"image": ("d.png", png())}).status_code == 200
+            deadline = time.monotonic() + TIMEOUT_S
+            while "POST /v1/mnist" not in receiver.names and time.monotonic() < deadline:
+                time.sleep(0.05)
+    finally:
+        server.stop(None)
+    assert {"POST /v1/mnist", "admission", "upload"} <= set(receiver.names)

@@ -180,3 +180,20 @@ def test_shutdown_does_not_wait_long_for_a_collector_that_never_answers_with_fak
     tracing.shutdown()  # the stuck export holds the batch thread
     assert time.monotonic() - started < SHUTDOWN_FLUSH_MS / 1000 + 1
     exporter.release.set()
+
+
+def test_serve_and_triton_give_triton_the_flags_of_the_same_variables(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from gateway.__main__ import _tracing_args
+
+    monkeypatch.delenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", raising=False)
+    monkeypatch.delenv("OTEL_EXPORTER_OTLP_ENDPOINT", raising=False)
+    assert _tracing_args("triton") == ()
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318")
+    assert _tracing_args("triton") == triton_trace_args(otlp_target(), "triton")
+    assert "opentelemetry,url=http://collector:4318/v1/traces" in _tracing_args("triton")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+    with caplog.at_level(logging.WARNING):
+        assert _tracing_args("triton") == ()
+    assert "OTLP/HTTP only" in caplog.text
