@@ -23,10 +23,10 @@ from dataclasses import replace
 from bench.frontdoor import WARMUP_S, Row, Sample, check_paths, measure, summarise, targets
 from bench.loadgen import drive
 from bench.serving import Stack, split_cores
+from evaluation.support.otlp import OtlpReceiver, otlp_receiver
+from evaluation.support.servers import gateway_process
 from gateway.local_triton import LocalTriton, only_models
 from gateway.otlp import otlp_target, triton_trace_args
-from tests.support.otlp import OtlpReceiver, otlp_receiver
-from tests.support.servers import gateway_process
 
 CONNECTIONS = 16
 TARGET_RATIO = 0.95  # traced throughput at least this share of untraced (issue 41)

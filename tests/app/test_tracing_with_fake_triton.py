@@ -17,12 +17,12 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 
+from evaluation.support.otlp import OtlpReceiver, ReceivedSpan, otlp_receiver
 from gateway.deps import get_triton
 from gateway.logs import LogContextFilter
 from gateway.main import create_app
 from gateway.settings import Settings
 from tests.app.test_app_with_fake_triton import FakeTriton, png
-from tests.support.otlp import OtlpReceiver, ReceivedSpan, otlp_receiver
 
 TRACE, SPAN = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
 TIMEOUT_S = 10.0

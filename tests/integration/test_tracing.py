@@ -17,13 +17,13 @@ from collections.abc import Callable, Iterator
 import httpx
 import pytest
 
+from evaluation.support.otlp import OtlpReceiver, ReceivedSpan
+from evaluation.support.servers import serve_gateway
+from evaluation.support.text_corpus import render_page
 from gateway.local_triton import LocalTriton, only_models
 from gateway.otlp import TRITON_SERVICE, otlp_target, triton_trace_args
 from gateway.settings import Settings
-from tests.support.otlp import OtlpReceiver, ReceivedSpan
 from tests.support.seal_pages import one_seal, png
-from tests.support.servers import serve_gateway
-from tests.support.text_corpus import render_page
 
 pytestmark = pytest.mark.integration
 OCR_STEPS = ("ocr_preprocess", "text_detection", "ocr_crops")

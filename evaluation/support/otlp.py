@@ -63,11 +63,14 @@ def _hex_ids_to_base64(node: Any) -> None:
 
 def decode(body: bytes, content_type: str) -> ExportTraceServiceRequest:
     """One OTLP/HTTP trace export, protobuf or JSON."""
+    request = ExportTraceServiceRequest()
     if content_type.startswith("application/json"):
         tree = json.loads(body)
         _hex_ids_to_base64(tree)
-        return json_format.ParseDict(tree, ExportTraceServiceRequest(), ignore_unknown_fields=True)
-    return ExportTraceServiceRequest.FromString(body)
+        json_format.ParseDict(tree, request, ignore_unknown_fields=True)
+    else:
+        request.ParseFromString(body)
+    return request
 
 
 def span_names(body: bytes, content_type: str) -> list[str]:
