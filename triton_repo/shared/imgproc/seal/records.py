@@ -273,11 +273,13 @@ class Readings:
 class RimEvidence:
     """What a rim's reading rests on (trust's input to its score): its support (the log of how
     well its frames read it against their own best reading, at most 0), the share of its
-    group's sources that agree with it, and the mean probability of its characters as read."""
+    group's sources that agree with it, the mean probability of its characters as read, and
+    its length in characters."""
 
     support: float
     agreement: float
     confidence: float
+    length: int
 
 
 @dataclass(frozen=True)

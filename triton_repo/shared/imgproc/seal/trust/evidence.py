@@ -42,11 +42,11 @@ def rim_evidence(
 ) -> RimEvidence:
     """The evidence for a rim read as `text` (normalized) with `confidence`, from its sources."""
     if not text or not sources:
-        return RimEvidence(NEG_INF, 0.0, confidence)
+        return RimEvidence(NEG_INF, 0.0, confidence, len(text))
     spotted = support(text, sources, forms)
     own = spotted[[source.group == group for source in sources]]
     agreement = float(np.mean(own >= -params.agree_cost)) if own.size else 0.0
-    return RimEvidence(float(spotted.max()), agreement, confidence)
+    return RimEvidence(float(spotted.max()), agreement, confidence, len(text))
 
 
 def sigmoid(value: float) -> float:
@@ -57,13 +57,15 @@ def sigmoid(value: float) -> float:
     return odds / (1.0 + odds)
 
 
+def score_inputs(evidence: RimEvidence) -> tuple[float, float]:
+    """What the rim's score is a logistic function of: the share of its sources that agree,
+    and the log of its length (a two- or three-character rim is most often a longer one with
+    characters lost at its ends)."""
+    return evidence.agreement, float(np.log(max(evidence.length, 1)))
+
+
 def rim_score(evidence: RimEvidence, params: TrustParams = DEFAULT_TRUST) -> float:
     """The probability that a rim reads exactly, from its evidence (a logistic model fitted on
     the real tuning part: `TrustParams`)."""
-    value = (
-        params.intercept
-        + params.support_weight * max(evidence.support, params.support_floor)
-        + params.agreement_weight * evidence.agreement
-        + params.confidence_weight * evidence.confidence
-    )
-    return float(sigmoid(value))
+    agreement, log_length = score_inputs(evidence)
+    return sigmoid(params.intercept + params.agreement_weight * agreement + params.length_weight * log_length)
