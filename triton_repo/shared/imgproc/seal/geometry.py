@@ -17,6 +17,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from imgproc.arrays import AnyArray, Floats, Mask, as_floats
 from imgproc.imaging import WHITE
 
 from .records import Band, Outline
@@ -28,11 +29,11 @@ ARC_TABLE_SAMPLES = 2048
 MIN_BAND_PX = 2.0  # a band is unwrapped to aspect as if at least this thick (a degenerate one)
 
 
-def turn_matrix(size: tuple[int, int], degrees: float) -> tuple[np.ndarray, tuple[int, int]]:
+def turn_matrix(size: tuple[int, int], degrees: float) -> tuple[Floats, tuple[int, int]]:
     """Affine matrix turning an image of `size` (w, h) clockwise on screen by `degrees` onto a
     canvas that holds all of it, and that canvas's size."""
     width, height = size
-    matrix = cv2.getRotationMatrix2D((width / 2.0, height / 2.0), -degrees, 1.0)
+    matrix = as_floats(cv2.getRotationMatrix2D((width / 2.0, height / 2.0), -degrees, 1.0))
     cos, sin = abs(matrix[0, 0]), abs(matrix[0, 1])
     canvas = (int(np.ceil(width * cos + height * sin)), int(np.ceil(width * sin + height * cos)))
     matrix[:, 2] += [(canvas[0] - width) / 2.0, (canvas[1] - height) / 2.0]
@@ -57,7 +58,7 @@ def ellipse_extent(axes: tuple[float, float], angle_deg: float) -> tuple[float, 
     return float(np.hypot(a * cos, b * sin)), float(np.hypot(a * sin, b * cos))
 
 
-def rotation(angle_deg: float) -> np.ndarray:
+def rotation(angle_deg: float) -> Floats:
     """2x2 matrix turning seal-frame vectors into image-frame vectors."""
     theta = np.deg2rad(angle_deg)
     cos, sin = np.cos(theta), np.sin(theta)
@@ -65,18 +66,19 @@ def rotation(angle_deg: float) -> np.ndarray:
 
 
 def ellipse_offset_points(
-    center: tuple[float, float], axes: tuple[float, float], angle_deg: float, t: np.ndarray, inset: np.ndarray
-) -> np.ndarray:
+    center: tuple[float, float], axes: tuple[float, float], angle_deg: float, t: Floats, inset: Floats
+) -> Floats:
     """Image (x, y) of ellipse parameters `t` moved `inset` px inwards; shape t.shape + (2,)."""
     a, b = axes
     cos, sin = np.cos(t), np.sin(t)
     normal = np.stack([b * cos, a * sin], axis=-1)
     normal /= np.maximum(np.linalg.norm(normal, axis=-1, keepdims=True), 1e-9)
     local = np.stack([a * cos, b * sin], axis=-1) - inset[..., None] * normal
-    return local @ rotation(angle_deg).T + np.asarray(center)
+    points: Floats = local @ rotation(angle_deg).T + np.asarray(center)
+    return points
 
 
-def outline_offset_points(outline: Outline, t: np.ndarray, inset: np.ndarray) -> np.ndarray:
+def outline_offset_points(outline: Outline, t: Floats, inset: Floats) -> Floats:
     """`ellipse_offset_points` of an elliptic outline."""
     return ellipse_offset_points(outline.center, outline.axes, outline.angle_deg, t, inset)
 
@@ -86,8 +88,8 @@ def rect_outline_points(
     axes: tuple[float, float],
     angle_deg: float,
     count: int,
-    inset: float | np.ndarray,
-) -> np.ndarray:
+    inset: float | Floats,
+) -> Floats:
     """`count` image points evenly spread clockwise from the top-left corner along a rectangle
     outline moved `inset` px inwards; shape (count, 2), or (len(inset), count, 2) for an array."""
     depth = np.asarray(inset, dtype=float)
@@ -97,10 +99,11 @@ def rect_outline_points(
     x = np.where(top, s - w, np.where(right, w, np.where(bottom, 3.0 * w + 2.0 * h - s, -w)))
     y = np.where(top, -h, np.where(right, s - 2.0 * w - h, np.where(bottom, h, 4.0 * w + 3.0 * h - s)))
     local = np.stack([x, y], axis=-1)
-    return local @ rotation(angle_deg).T + np.asarray(center)
+    points: Floats = local @ rotation(angle_deg).T + np.asarray(center)
+    return points
 
 
-def outline_points(outline: Outline, count: int, inset: float) -> np.ndarray:
+def outline_points(outline: Outline, count: int, inset: float) -> Floats:
     """`count` image points along the outline moved `inset` px inwards."""
     if outline.is_elliptic:
         t = np.linspace(0.0, TWO_PI, count, endpoint=False)
@@ -108,33 +111,34 @@ def outline_points(outline: Outline, count: int, inset: float) -> np.ndarray:
     return rect_outline_points(outline.center, outline.axes, outline.angle_deg, count, inset)
 
 
-def inside_image(points: np.ndarray, width: int, height: int) -> np.ndarray:
+def inside_image(points: Floats, width: int, height: int) -> Mask:
     """Boolean mask of the (x, y) points that fall inside a width x height image."""
     x, y = points[..., 0], points[..., 1]
     return (x >= 0) & (y >= 0) & (x <= width - 1) & (y <= height - 1)
 
 
-def visible(points: np.ndarray, width: int, height: int, paper: np.ndarray | None = None) -> np.ndarray:
+def visible(points: Floats, width: int, height: int, paper: Mask | None = None) -> Mask:
     """Boolean mask of the (x, y) points inside a width x height image and, where the image
     shows a sheet (`paper`: its boolean mask), on the sheet: a seal is seen only there."""
     inside = inside_image(points, width, height)
     return inside if paper is None else inside & sample_mask(paper, points)
 
 
-def sample_mask(mask: np.ndarray, points: np.ndarray) -> np.ndarray:
+def sample_mask(mask: Mask, points: Floats) -> Mask:
     """Nearest-pixel values of a 2-D mask at (x, y) points; points must lie inside."""
     cols = np.clip(np.rint(points[..., 0]).astype(int), 0, mask.shape[1] - 1)
     rows = np.clip(np.rint(points[..., 1]).astype(int), 0, mask.shape[0] - 1)
-    return mask[rows, cols]
+    found: Mask = mask[rows, cols]
+    return found
 
 
-def _arc_points(outline: Outline, inset: float) -> tuple[np.ndarray, np.ndarray]:
+def _arc_points(outline: Outline, inset: float) -> tuple[Floats, Floats]:
     """The table's ellipse parameters and their points on the outline moved `inset` inwards."""
     t = np.linspace(0.0, TWO_PI, ARC_TABLE_SAMPLES + 1)
     return t, outline_offset_points(outline, t, np.full(t.shape, inset))
 
 
-def _arc_table(outline: Outline, inset: float) -> tuple[np.ndarray, np.ndarray]:
+def _arc_table(outline: Outline, inset: float) -> tuple[Floats, Floats]:
     """Ellipse parameters and the share of the perimeter (at `inset`) reached at each."""
     t, points = _arc_points(outline, inset)
     length = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(points, axis=0), axis=1))])
@@ -147,13 +151,13 @@ def arc_length(outline: Outline, inset: float) -> float:
     return float(np.linalg.norm(np.diff(points, axis=0), axis=1).sum())
 
 
-def share_at(outline: Outline, inset: float, t: np.ndarray) -> np.ndarray:
+def share_at(outline: Outline, inset: float, t: Floats) -> Floats:
     """Perimeter shares (at `inset`) of ellipse parameters `t`: the inverse of `parameter_at`."""
     table_t, share = _arc_table(outline, inset)
     return np.interp(np.mod(t, TWO_PI), table_t, share)
 
 
-def parameter_at(outline: Outline, inset: float, fractions: np.ndarray) -> np.ndarray:
+def parameter_at(outline: Outline, inset: float, fractions: Floats) -> Floats:
     """Ellipse parameters t at perimeter shares (0 = the first axis, growing clockwise)."""
     t, share = _arc_table(outline, inset)
     return np.interp(np.mod(fractions, 1.0), share, t)
@@ -165,7 +169,7 @@ def strip_width(outline: Outline, band: Band, height: int, span: float = 1.0) ->
 
 
 def unwrap_band(
-    image: np.ndarray,
+    image: AnyArray,
     outline: Outline,
     band: Band,
     height: int,
@@ -173,7 +177,7 @@ def unwrap_band(
     start: float = 0.0,
     span: float = 1.0,
     outside: float = WHITE,
-) -> np.ndarray:
+) -> AnyArray:
     """Strip of `span` of the band from perimeter share `start`, `height` x `width` (width kept
     to aspect); what lies off the image reads as `outside` (paper, or no text in a map)."""
     width = width or strip_width(outline, band, height, span)

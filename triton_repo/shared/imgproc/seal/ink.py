@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from imgproc.arrays import Mask, Pixels, as_pixels
 from imgproc.imaging import WHITE
 
 HUE_MAX = 179  # OpenCV's 8-bit hue runs 0-179
@@ -47,12 +48,18 @@ class InkParams:
 DEFAULT_INK = InkParams()
 
 
-def to_hsv(rgb: np.ndarray) -> np.ndarray:
+def to_hsv(rgb: Pixels) -> Pixels:
     """Convert an HxWx3 uint8 RGB image to OpenCV HSV."""
-    return cv2.cvtColor(rgb, cv2.COLOR_RGB2HSV)
+    return as_pixels(cv2.cvtColor(rgb, cv2.COLOR_RGB2HSV))
 
 
-def red_mask_hsv(hsv: np.ndarray, params: InkParams = DEFAULT_INK) -> np.ndarray:
+def in_range(image: Pixels, low: tuple[int, ...], high: tuple[int, ...]) -> Pixels:
+    """`cv2.inRange` with one bound a channel: 255 where every channel lies within, else 0."""
+    # OpenCV reads a tuple as one value a channel; its stubs allow only arrays.
+    return as_pixels(cv2.inRange(image, low, high))  # type: ignore[call-overload]
+
+
+def red_mask_hsv(hsv: Pixels, params: InkParams = DEFAULT_INK) -> Mask:
     """Boolean HxW mask of red-ink pixels in an OpenCV HSV image."""
     hsv = np.ascontiguousarray(hsv)
     bands = (  # (lowest hue, highest hue, saturation floor), each taken from `min_value` up
@@ -63,24 +70,24 @@ def red_mask_hsv(hsv: np.ndarray, params: InkParams = DEFAULT_INK) -> np.ndarray
     mask = np.zeros(hsv.shape[:2], np.uint8)
     for low, high, floor in bands:
         if low <= high:
-            band = cv2.inRange(hsv, (low, floor, params.min_value), (high, WHITE, WHITE))
-            mask = cv2.bitwise_or(mask, band)
+            band = in_range(hsv, (low, floor, params.min_value), (high, WHITE, WHITE))
+            mask = as_pixels(cv2.bitwise_or(mask, band))
     return mask > 0
 
 
-def red_mask(rgb: np.ndarray, params: InkParams = DEFAULT_INK) -> np.ndarray:
+def red_mask(rgb: Pixels, params: InkParams = DEFAULT_INK) -> Mask:
     """Boolean HxW mask of red-ink pixels in an RGB image."""
     return red_mask_hsv(to_hsv(rgb), params)
 
 
-def is_grey(hsv: np.ndarray, params: InkParams = DEFAULT_INK) -> bool:
+def is_grey(hsv: Pixels, params: InkParams = DEFAULT_INK) -> bool:
     """Whether an OpenCV HSV image has (almost) no colour: a photocopy or a grey scan."""
     grid = np.ascontiguousarray(hsv[:: params.grey_stride, :: params.grey_stride])
-    coloured = cv2.inRange(grid, (0, params.coloured_saturation, params.coloured_min_value), (255, 255, 255))
-    return np.count_nonzero(coloured) < params.max_coloured * coloured.size
+    coloured = in_range(grid, (0, params.coloured_saturation, params.coloured_min_value), (WHITE,) * 3)
+    return bool(np.count_nonzero(coloured) < params.max_coloured * coloured.size)
 
 
-def stretch_contrast(gray: np.ndarray, dark_percentile: float, light_percentile: float) -> np.ndarray:
+def stretch_contrast(gray: Pixels, dark_percentile: float, light_percentile: float) -> Pixels:
     """Linear stretch of a gray ink image: its darkest `dark_percentile` % become black and
     everything lighter than its `light_percentile` % (the paper) white.
 

@@ -16,8 +16,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import Protocol
 
-import numpy as np
-
+from imgproc.arrays import Floats, Pixels
 from imgproc.imaging import Refused
 
 from .config import DEFAULT_CONFIG, SealConfig
@@ -35,7 +34,7 @@ from .words import NO_WORDS, Words
 class SealModels(Readers, Protocol):
     """The models the pipeline calls; each method may raise, and its error passes through."""
 
-    async def seal_text(self, tensor: np.ndarray) -> np.ndarray:
+    async def seal_text(self, tensor: Floats) -> Floats:
         """The seal text detector's output for one input tensor (`locate.detect.seal_det_input`)."""
 
 
@@ -43,7 +42,7 @@ class TooManySeals(Refused):
     """A page holds more seals than one request reads (`SealConfig.max_seals`)."""
 
 
-def find_page_seals(rgb: np.ndarray, config: SealConfig = DEFAULT_CONFIG) -> list[SealCrop]:
+def find_page_seals(rgb: Pixels, config: SealConfig = DEFAULT_CONFIG) -> list[SealCrop]:
     """Every seal on an RGB page, largest first, cut from the white-balanced page."""
     balanced, regions = find_on_page(rgb, config.ink, config.find, config.fit)
     return [cut_seal(balanced, region, config.ink, config.cut) for region in regions]
@@ -79,7 +78,7 @@ async def read_strips(
 
 
 async def read_page(
-    rgb: np.ndarray,
+    rgb: Pixels,
     models: SealModels,
     config: SealConfig = DEFAULT_CONFIG,
     words: Words = NO_WORDS,

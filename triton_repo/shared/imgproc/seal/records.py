@@ -15,8 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
-import numpy as np
-
+from imgproc.arrays import Floats, Mask, Pixels
 from imgproc.text import Decoded
 from imgproc.text.ctc import Frames
 
@@ -90,11 +89,11 @@ class WorkingInk:
     the sheet a photo shows (`paper`) with the part of it not within the edge margin of its
     edge (`fitted`), both None where the paper fills the image."""
 
-    ink: np.ndarray
-    thick: np.ndarray
-    rules: np.ndarray
-    paper: np.ndarray | None = None
-    fitted: np.ndarray | None = None
+    ink: Mask
+    thick: Mask
+    rules: Mask
+    paper: Mask | None = None
+    fitted: Mask | None = None
 
 
 @dataclass(frozen=True)
@@ -104,10 +103,10 @@ class SealCrop:
 
     region: SealRegion
     local: SealRegion
-    bgr: np.ndarray  # the colour crop, BGR as the text models take it
-    gray: np.ndarray  # ink image: the seal's strokes dark, paper and other print white
-    mask: np.ndarray  # bool: seal ink
-    page: np.ndarray | None = None  # the page it was cut from (RGB), for reading around it
+    bgr: Pixels  # the colour crop, BGR as the text models take it
+    gray: Pixels  # ink image: the seal's strokes dark, paper and other print white
+    mask: Mask  # seal ink
+    page: Pixels | None = None  # the page it was cut from (RGB), for reading around it
 
 
 @dataclass(frozen=True)
@@ -162,8 +161,8 @@ class SealText:
 
     rim: TextArc
     arcs: tuple[TextArc, ...]
-    inner: tuple[np.ndarray, ...]
-    up: np.ndarray
+    inner: tuple[Floats, ...]
+    up: Floats
 
 
 @dataclass(frozen=True)
@@ -185,10 +184,10 @@ class ClassicalText:
     shares (the interior may reach into the gap)."""
 
     band: Band
-    full: np.ndarray
+    full: Pixels
     candidates: tuple[Candidate, ...]
     code: TextArc | None
-    up: np.ndarray
+    up: Floats
     rim_shares: tuple[float, float] | None
 
 
@@ -197,7 +196,7 @@ class RectText:
     """A rectangular seal (locate's output for it): its inside is read whole, long side level,
     `up` first and then turned half round."""
 
-    up: np.ndarray
+    up: Floats
 
 
 Located = SealText | ClassicalText | RectText
@@ -209,19 +208,19 @@ class Strip:
     Candidates of one `group` show the same text (one arc from two sources), so their
     readings are each other's alternatives."""
 
-    image: np.ndarray
+    image: Pixels
     prior: float = 1.0
     group: int = 0
     # The same, unwrapped further at both ends (`past_ends`): made only when asked for, since
     # only the chosen reading's strip is looked past (two to four unwraps a seal, about 4 ms each).
-    beyond: Callable[[], np.ndarray] | None = None
+    beyond: Callable[[], Pixels] | None = None
 
     @property
     def from_ink(self) -> bool:
         """Whether it was cut from the ink image (grey: other print removed), not in colour."""
         return self.image.ndim == 2
 
-    def past_ends(self) -> tuple[np.ndarray, float]:
+    def past_ends(self) -> tuple[Pixels, float]:
         """The image that reaches furthest past the text's ends, and its columns before this
         strip's first (the two are unwrapped at one scale, so they differ equally at each end)."""
         if self.beyond is None:
@@ -239,8 +238,8 @@ class SealStrips:
 
     rim: tuple[Strip, ...] = ()
     arcs: tuple[tuple[Strip, ...], ...] = ()
-    lines: tuple[np.ndarray, ...] = ()
-    interiors: tuple[np.ndarray, ...] = ()
+    lines: tuple[Pixels, ...] = ()
+    interiors: tuple[Pixels, ...] = ()
 
 
 @dataclass(frozen=True)

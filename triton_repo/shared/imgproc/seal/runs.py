@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from imgproc.arrays import Floats, Ints, Mask
+
 
 @dataclass(frozen=True, order=True)
 class Run:
@@ -28,12 +30,12 @@ class Run:
         """Middle column, as a share of the perimeter."""
         return ((self.start + self.stop) / 2.0 / width) % 1.0
 
-    def columns(self, width: int) -> np.ndarray:
+    def columns(self, width: int) -> Ints:
         """The run's column indices in a band `width` wide (wrapped into range)."""
         return np.arange(self.start, self.stop) % width
 
 
-def circular_runs(flags: np.ndarray) -> list[Run]:
+def circular_runs(flags: Mask) -> list[Run]:
     """Runs of True in a circular array, in order round it from its first False."""
     size = len(flags)
     if flags.all():
@@ -49,7 +51,7 @@ def circular_runs(flags: np.ndarray) -> list[Run]:
     ]
 
 
-def joined(flags: np.ndarray, join: float) -> list[Run]:
+def joined(flags: Mask, join: float) -> list[Run]:
     """Circular runs of `flags`, runs at most `join` columns apart joined."""
     flags = flags.copy()
     if flags.any():
@@ -59,7 +61,7 @@ def joined(flags: np.ndarray, join: float) -> list[Run]:
     return circular_runs(flags)
 
 
-def smoothed(values: np.ndarray, window: int) -> np.ndarray:
+def smoothed(values: Floats, window: int) -> Floats:
     """Circular moving average over `window` columns (at least one)."""
     window = max(1, window)
     padded = np.concatenate([values[-window:], values, values[:window]])

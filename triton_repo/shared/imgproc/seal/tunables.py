@@ -82,8 +82,9 @@ def _reasons(cls: type) -> dict[str, tuple[str, bool]]:
 
 
 def tunables(node: Any = DEFAULT_CONFIG, prefix: str = "") -> Iterator[Tunable]:
-    """Every leaf field under `node`, depth first in declaration order."""
-    reasons = _reasons(type(node))
+    """Every leaf field under `node` (a dataclass), depth first in declaration order."""
+    kind: type = type(node)
+    reasons = _reasons(kind)
     for item in fields(node):
         value = getattr(node, item.name)
         if is_dataclass(value):

@@ -23,7 +23,7 @@ stays as read: a Hong Kong or Taiwan seal is not rewritten.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -149,7 +149,9 @@ def load_variants(path: Path) -> dict[str, str]:
     return variants
 
 
-def _with_simplified(options: tuple[Alternative, ...], variants: dict[str, str]) -> tuple[Alternative, ...]:
+def _with_simplified(
+    options: tuple[Alternative, ...], variants: Mapping[str, str]
+) -> tuple[Alternative, ...]:
     found = _options(options)
     for char, prob in options:
         if (simple := variants.get(char)) is not None and found.get(simple, 0.0) < prob:
@@ -157,7 +159,7 @@ def _with_simplified(options: tuple[Alternative, ...], variants: dict[str, str])
     return tuple(sorted(found.items(), key=lambda item: item[1], reverse=True))
 
 
-def with_variants(line: Decoded, variants: dict[str, str]) -> Decoded:
+def with_variants(line: Decoded, variants: Mapping[str, str]) -> Decoded:
     """`line` with each traditional character's simplified form among its alternatives."""
     if not variants or not line.chars:
         return line
@@ -166,7 +168,7 @@ def with_variants(line: Decoded, variants: dict[str, str]) -> Decoded:
 
 
 def correct(
-    line: Decoded, lexicon: Lexicon, weight: float, variants: dict[str, str] | None = None
+    line: Decoded, lexicon: Lexicon, weight: float, variants: Mapping[str, str] | None = None
 ) -> Decoded:
     """`line` with each character chosen among its alternatives, and characters another reading
     saw inserted, to form dictionary words where that outweighs the recogniser's preference

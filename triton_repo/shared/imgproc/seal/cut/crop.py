@@ -9,12 +9,14 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
+from imgproc.arrays import Mask, Pixels, as_pixels
+
 from ..ink import DEFAULT_INK, InkParams, is_grey, red_mask_hsv, to_hsv
 from ..records import Box, SealCrop, SealRegion
 from .ink_image import DEFAULT_CUT, CutParams, adapted_to, crop_toner, ink_gray_hsv
 
 
-def beside(crop: SealCrop, reach: float) -> np.ndarray:
+def beside(crop: SealCrop, reach: float) -> Pixels:
     """The colour crop's rows of the page, `reach` crop widths further at each side (BGR): an
     invoice's title runs on past the supervision seal stamped across it."""
     if crop.page is None or reach <= 0:
@@ -24,7 +26,7 @@ def beside(crop: SealCrop, reach: float) -> np.ndarray:
     y0 = round(crop.region.center[1] - crop.local.center[1])
     more = round(reach * width)
     rows = crop.page[y0 : y0 + height, max(0, x0 - more) : min(crop.page.shape[1], x0 + width + more)]
-    return cv2.cvtColor(np.ascontiguousarray(rows), cv2.COLOR_RGB2BGR)
+    return as_pixels(cv2.cvtColor(np.ascontiguousarray(rows), cv2.COLOR_RGB2BGR))
 
 
 def crop_box(region: SealRegion, shape: tuple[int, ...], margin: float) -> Box:
@@ -42,7 +44,7 @@ def shifted(region: SealRegion, x0: int, y0: int) -> SealRegion:
     return replace(region, center=(x - x0, y - y0), box=(bx0 - x0, by0 - y0, bx1 - x0, by1 - y0))
 
 
-def _inks(crop: np.ndarray, ink: InkParams, params: CutParams) -> tuple[np.ndarray, np.ndarray]:
+def _inks(crop: Pixels, ink: InkParams, params: CutParams) -> tuple[Pixels, Mask]:
     """The ink image and the ink mask of an RGB crop: of its red ink, or of its toner."""
     hsv = to_hsv(crop)
     if is_grey(hsv, ink):
@@ -53,11 +55,11 @@ def _inks(crop: np.ndarray, ink: InkParams, params: CutParams) -> tuple[np.ndarr
 
 
 def cut_seal(
-    rgb: np.ndarray, region: SealRegion, ink: InkParams = DEFAULT_INK, params: CutParams = DEFAULT_CUT
+    rgb: Pixels, region: SealRegion, ink: InkParams = DEFAULT_INK, params: CutParams = DEFAULT_CUT
 ) -> SealCrop:
     """The crop around one seal found on the RGB page."""
     x0, y0, x1, y1 = crop_box(region, rgb.shape, params.margin)
     crop = np.ascontiguousarray(rgb[y0:y1, x0:x1])
     gray, mask = _inks(crop, ink, params)
-    bgr = cv2.cvtColor(crop, cv2.COLOR_RGB2BGR)
+    bgr = as_pixels(cv2.cvtColor(crop, cv2.COLOR_RGB2BGR))
     return SealCrop(region, shifted(region, x0, y0), bgr, gray, mask, rgb)

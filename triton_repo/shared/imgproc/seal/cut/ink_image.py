@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
+from imgproc.arrays import Mask, Pixels
 from imgproc.imaging import WHITE
 
 from ..ink import DEFAULT_INK, InkParams, red_mask_hsv
@@ -55,7 +56,7 @@ class CutParams:
 DEFAULT_CUT = CutParams()
 
 
-def adapted_to(hsv: np.ndarray, ink: InkParams = DEFAULT_INK, params: CutParams = DEFAULT_CUT) -> InkParams:
+def adapted_to(hsv: Pixels, ink: InkParams = DEFAULT_INK, params: CutParams = DEFAULT_CUT) -> InkParams:
     """Ink thresholds for the area around one seal, with saturation floors scaled to its ink.
 
     A faint impression has pale strokes that the page-wide floors cut; its ring tells how
@@ -74,7 +75,7 @@ def adapted_to(hsv: np.ndarray, ink: InkParams = DEFAULT_INK, params: CutParams 
     )
 
 
-def _other_print(hsv: np.ndarray, near: np.ndarray, ink: InkParams, params: CutParams) -> np.ndarray:
+def _other_print(hsv: Pixels, near: Mask, ink: InkParams, params: CutParams) -> Mask:
     """Black print, and print of another colour (blue, green), in the seal's area, grown by
     its anti-aliased edge."""
     hue, sat, val = hsv[..., 0], hsv[..., 1], hsv[..., 2]
@@ -87,8 +88,8 @@ def _other_print(hsv: np.ndarray, near: np.ndarray, ink: InkParams, params: CutP
 
 
 def ink_gray_hsv(
-    rgb: np.ndarray, hsv: np.ndarray, ink: InkParams = DEFAULT_INK, params: CutParams = DEFAULT_CUT
-) -> np.ndarray:
+    rgb: Pixels, hsv: Pixels, ink: InkParams = DEFAULT_INK, params: CutParams = DEFAULT_CUT
+) -> Pixels:
     """HxW uint8 ink image of an RGB image whose OpenCV HSV conversion is at hand: red strokes
     dark, paper and black print white (see the module docstring)."""
     # A loose saturation floor: pale parts of thin strokes count, paper (S ~ 5) does not.
@@ -109,7 +110,7 @@ def ink_gray_hsv(
     return gray
 
 
-def crop_toner(value: np.ndarray) -> np.ndarray:
+def crop_toner(value: Pixels) -> Mask:
     """Boolean toner mask of a grey seal's crop (its HSV value channel), at the crop's own
     Otsu threshold: seals are found at several toner levels, and one fixed level cuts a pale
     seal's strokes apart or runs a dark one's into the print. Tuning part made grey, rims

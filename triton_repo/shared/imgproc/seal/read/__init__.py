@@ -17,8 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-import numpy as np
-
+from imgproc.arrays import Pixels
 from imgproc.text import Decoded
 
 from ..codes import is_code
@@ -45,12 +44,12 @@ class Readers(Protocol):
     """The recognisers, as read calls them; each method may raise, and its error passes through."""
 
     async def recognise(
-        self, model: str, images: Sequence[np.ndarray], alternatives: int, frames: int = 0
+        self, model: str, images: Sequence[Pixels], alternatives: int, frames: int = 0
     ) -> list[Decoded]:
         """Each line image read by the recogniser `model`, with `alternatives` per character and,
         when `frames` is set, that many likeliest characters of every frame (`Decoded.frames`)."""
 
-    async def read_lines(self, image: np.ndarray) -> list[Line]:
+    async def read_lines(self, image: Pixels) -> list[Line]:
         """The text lines of an image, found by the general text detector and read."""
 
 
@@ -121,7 +120,7 @@ async def read_rim(rim: tuple[Strip, ...], models: Readers, params: ReadParams =
 
 
 async def _with_repeats(
-    read: list[Decoded], images: list[np.ndarray], models: Readers, params: ReadParams
+    read: list[Decoded], images: list[Pixels], models: Readers, params: ReadParams
 ) -> list[Decoded]:
     """The readings, each code read again stretched along the line, taken where that only
     restores repeated characters CTC merged (`restored_repeats`)."""
@@ -148,8 +147,9 @@ async def read_lines(
     candidates = [strip.image for arc in strips.arcs for strip in arc]
     images = candidates + list(strips.lines)
     found = models.recognise(params.recognisers.first, images, params.alternatives) if images else _nothing()
-    read, *interiors = await asyncio.gather(found, *(models.read_lines(image) for image in strips.interiors))
-    read = await _with_repeats(read, images, models, params)
+    found_lines = asyncio.gather(*(models.read_lines(image) for image in strips.interiors))
+    first, interiors = await asyncio.gather(found, found_lines)
+    read = await _with_repeats(first, images, models, params)
     lines: list[Decoded] = []
     start = 0
     for arc in strips.arcs:

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from itertools import groupby
 
 import cv2
-import numpy as np
 
+from imgproc.arrays import Pixels, as_pixels
 from imgproc.text import Decoded
 
 
@@ -31,7 +31,7 @@ def restored_repeats(read: Decoded, stretched: Decoded) -> Decoded:
     return stretched if all(more >= count for (_, count), (_, more) in zip(mine, wide, strict=True)) else read
 
 
-def stretched_image(image: np.ndarray, factor: float) -> np.ndarray:
+def stretched_image(image: Pixels, factor: float) -> Pixels:
     """A line's image stretched along the line by `factor`."""
     width = max(1, round(image.shape[1] * factor))
-    return cv2.resize(image, (width, image.shape[0]), interpolation=cv2.INTER_LINEAR)
+    return as_pixels(cv2.resize(image, (width, image.shape[0]), interpolation=cv2.INTER_LINEAR))

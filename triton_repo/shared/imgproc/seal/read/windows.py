@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from imgproc.arrays import Pixels
 from imgproc.text import Decoded
 from imgproc.text.lexicon import is_chinese
 from imgproc.text.recognition import REC_HEIGHT, Alternative, merged_alternatives, rec_width
@@ -34,7 +35,7 @@ def _dropped_places(line: Decoded, params: ReadParams) -> tuple[list[int], float
     return [int(i) for i in np.nonzero(pitches > params.pitch_gap * pitch)[0]], pitch
 
 
-def step_px(strip: np.ndarray, batch: Sequence[np.ndarray]) -> float:
+def step_px(strip: Pixels, batch: Sequence[Pixels]) -> float:
     """Strip columns per recogniser step, for a strip read in `batch` (all padded to one width)."""
     return rec_width(batch) * strip.shape[0] / REC_HEIGHT
 
@@ -47,7 +48,7 @@ class Window:
 
     place: int
     count: int
-    image: np.ndarray
+    image: Pixels
     steps: tuple[int, ...]
     min_prob: float
     # The line's own characters the window also shows, which its reading must show too: after
@@ -55,12 +56,12 @@ class Window:
     anchor: tuple[str, ...] = ()
 
 
-def _cut(strip: np.ndarray, centre: float, half: float) -> np.ndarray:
+def _cut(strip: Pixels, centre: float, half: float) -> Pixels:
     return strip[:, max(0, round(centre - half)) : round(centre + half)]
 
 
 def dropped_windows(
-    line: Decoded, strip: np.ndarray, px: float, params: ReadParams = DEFAULT_READ
+    line: Decoded, strip: Pixels, px: float, params: ReadParams = DEFAULT_READ
 ) -> list[Window]:
     """The windows of `strip` (read at `px` columns per step) where `line` skipped characters."""
     places, pitch = _dropped_places(line, params)
@@ -79,9 +80,7 @@ def dropped_windows(
     return windows
 
 
-def end_windows(
-    line: Decoded, strip: np.ndarray, px: float, params: ReadParams = DEFAULT_READ
-) -> list[Window]:
+def end_windows(line: Decoded, strip: Pixels, px: float, params: ReadParams = DEFAULT_READ) -> list[Window]:
     """One pitch before the first character and after the last, where the strip goes on that
     far and has ink (a blank window is not sent to be read): the rim's end characters are the
     ones print or a signature crosses most (the ring's gap is where the page's text runs), and
@@ -101,14 +100,14 @@ def end_windows(
     return windows
 
 
-def _ink_share(image: np.ndarray, level: int) -> float:
+def _ink_share(image: Pixels, level: int) -> float:
     """The share of a strip's pixels that are ink: darker than `level` (in any channel)."""
     dark = image.min(axis=2) if image.ndim == 3 else image
     return float(np.mean(dark < level)) if dark.size else 0.0
 
 
 def anchored_windows(
-    line: Decoded, strip: np.ndarray, px: float, params: ReadParams = DEFAULT_READ, offset: float = 0.0
+    line: Decoded, strip: Pixels, px: float, params: ReadParams = DEFAULT_READ, offset: float = 0.0
 ) -> list[Window]:
     """Windows from `anchored_reach` pitches past each end over the `anchor_chars` characters
     at that end, where the strip goes on that far and has ink past the end character (paper

@@ -14,13 +14,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from imgproc.arrays import Floats
 from imgproc.text.ctc import NEG_INF, Forms, spot_rotations
 
 from ..records import RimEvidence, RimSource
 from .params import DEFAULT_TRUST, TrustParams
 
 
-def support(text: str, sources: Sequence[RimSource], forms: Forms) -> np.ndarray:
+def support(text: str, sources: Sequence[RimSource], forms: Forms) -> Floats:
     """The text's best spot, over its rotations, in each source: float[len(sources)]."""
     found = np.full(len(sources), NEG_INF)
     by_length: dict[int, list[int]] = {}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from imgproc.arrays import Pixels, as_pixels
 from imgproc.imaging import WHITE
 
 from ..geometry import unwrap_band
@@ -18,7 +19,7 @@ from .interior import below_star, inner_region, rect_interior
 from .params import DEFAULT_UNWRAP, UnwrapParams
 
 
-def cut_arc(strip: np.ndarray, run: Run, turned: bool, blank: int, blank_rows: int) -> np.ndarray:
+def cut_arc(strip: Pixels, run: Run, turned: bool, blank: int, blank_rows: int) -> Pixels:
     """Columns of `run` from a full-band strip (wrapping round), framed by `blank` white columns
     and `blank_rows` white rows on each side, turned 180 degrees if asked."""
     piece = strip[:, run.columns(strip.shape[1])]
@@ -26,13 +27,13 @@ def cut_arc(strip: np.ndarray, run: Run, turned: bool, blank: int, blank_rows: i
     return np.ascontiguousarray(framed[::-1, ::-1]) if turned else framed
 
 
-def _to_height(image: np.ndarray, height: int, squeeze: float) -> np.ndarray:
+def _to_height(image: Pixels, height: int, squeeze: float) -> Pixels:
     """`image` scaled to `height` rows, and its width by `squeeze` more than the aspect keeps."""
     width = max(1, round(image.shape[1] * squeeze * height / image.shape[0]))
-    return cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA)
+    return as_pixels(cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA))
 
 
-def _stretched(gray: np.ndarray, params: UnwrapParams) -> np.ndarray:
+def _stretched(gray: Pixels, params: UnwrapParams) -> Pixels:
     return stretch_contrast(gray, params.dark_percentile, params.light_percentile)
 
 
@@ -45,7 +46,7 @@ def _code_strip(crop: SealCrop, text: ClassicalText, params: UnwrapParams) -> tu
     return ((Strip(_stretched(np.ascontiguousarray(strip[::-1, ::-1]), params)),),)
 
 
-def _interior(crop: SealCrop, text: ClassicalText, params: UnwrapParams) -> np.ndarray:
+def _interior(crop: SealCrop, text: ClassicalText, params: UnwrapParams) -> Pixels:
     region = crop.local
     interior = inner_region(crop.gray, region, text.band, text.up, text.rim_shares, params.interior)
     return _stretched(below_star(interior, params.interior) if region.shape.has_star else interior, params)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from imgproc.arrays import Floats, Ints, Mask, Pixels, as_pixels
 from imgproc.imaging import WHITE
 
 from ..geometry import TWO_PI, rotation, share_at
@@ -49,7 +50,7 @@ class InteriorParams:
 DEFAULT_INTERIOR = InteriorParams()
 
 
-def _upright_frame(centre: np.ndarray, up: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+def _upright_frame(centre: Floats, up: Floats, size: tuple[int, int]) -> Floats:
     """2x3 matrix from a width x height upright crop's pixels to the image's."""
     width, height = size
     right, down = np.array([-up[1], up[0]]), -up
@@ -57,20 +58,22 @@ def _upright_frame(centre: np.ndarray, up: np.ndarray, size: tuple[int, int]) ->
     return np.array([[right[0], down[0], offset[0]], [right[1], down[1], offset[1]]])
 
 
-def _upright(image: np.ndarray, centre: np.ndarray, up: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+def _upright(image: Pixels, centre: Floats, up: Floats, size: tuple[int, int]) -> Pixels:
     """A width x height crop centred at `centre` whose top faces the image direction `up`."""
     fill = (WHITE,) * (image.shape[2] if image.ndim == 3 else 1)
-    return cv2.warpAffine(
-        image,
-        _upright_frame(centre, up, size),
-        size,
-        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-        borderMode=cv2.BORDER_CONSTANT,
-        borderValue=fill,
+    return as_pixels(
+        cv2.warpAffine(
+            image,
+            _upright_frame(centre, up, size),
+            size,
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_CONSTANT,
+            borderValue=fill,
+        )
     )
 
 
-def _axes_at(region: SealRegion, inset: float, up: np.ndarray, min_side: int) -> tuple[float, float]:
+def _axes_at(region: SealRegion, inset: float, up: Floats, min_side: int) -> tuple[float, float]:
     """Horizontal and vertical semi-axes of the outline moved `inset` inwards, upright frame."""
     a, b = (max(axis - inset, min_side / 2.0) for axis in region.axes)
     if not region.shape.has_axes:
@@ -79,19 +82,19 @@ def _axes_at(region: SealRegion, inset: float, up: np.ndarray, min_side: int) ->
     return (b, a) if abs(float(major @ up)) > abs(float(major @ np.array([-up[1], up[0]]))) else (a, b)
 
 
-def _inside(size: tuple[int, int], axes: tuple[float, float]) -> np.ndarray:
+def _inside(size: tuple[int, int], axes: tuple[float, float]) -> Mask:
     """Pixels of a width x height crop inside the centred ellipse with semi-axes `axes`."""
     width, height = size
     ys, xs = np.mgrid[0:height, 0:width]
-    inside: np.ndarray = ((xs + 0.5 - width / 2.0) / axes[0]) ** 2 + (
+    inside: Mask = ((xs + 0.5 - width / 2.0) / axes[0]) ** 2 + (
         (ys + 0.5 - height / 2.0) / axes[1]
     ) ** 2 <= 1.0
     return inside
 
 
 def _in_gap(
-    region: SealRegion, band: Band, frame: np.ndarray, size: tuple[int, int], rim: tuple[float, float]
-) -> np.ndarray:
+    region: SealRegion, band: Band, frame: Floats, size: tuple[int, int], rim: tuple[float, float]
+) -> Mask:
     """Pixels of the upright crop whose direction from the centre lies outside the rim arc
     (`rim` = its start and length as shares of the perimeter, clockwise from parameter 0)."""
     width, height = size
@@ -101,7 +104,7 @@ def _in_gap(
     t = np.mod(np.arctan2(local[..., 1] / region.axes[1], local[..., 0] / region.axes[0]), TWO_PI)
     share = share_at(region, band.middle, t)
     start, length = rim
-    gap: np.ndarray = np.mod(share - start, 1.0) >= length
+    gap: Mask = np.mod(share - start, 1.0) >= length
     return gap
 
 
@@ -110,13 +113,13 @@ def _size(axes: tuple[float, float], min_side: int) -> tuple[int, int]:
 
 
 def _reaching_into_gap(
-    image: np.ndarray,
+    image: Pixels,
     region: SealRegion,
     band: Band,
-    up: np.ndarray,
+    up: Floats,
     rim: tuple[float, float],
     params: InteriorParams,
-) -> np.ndarray | None:
+) -> Pixels | None:
     """The interior grown into the rim's gap, or None when no line reaches into the gap (an
     empty gap, or the ring's speckle, would only make the crop larger and its text smaller)."""
     side = params.min_side_px
@@ -135,13 +138,13 @@ def _reaching_into_gap(
 
 
 def inner_region(
-    image: np.ndarray,
+    image: Pixels,
     region: SealRegion,
     band: Band,
-    up: np.ndarray,
+    up: Floats,
     rim: tuple[float, float] | None = None,
     params: InteriorParams = DEFAULT_INTERIOR,
-) -> np.ndarray:
+) -> Pixels:
     """The upright interior of an elliptic seal inside the rim band, outside whitened; where
     `rim` (the rim text's start and length as perimeter shares) is given and a line reaches
     into its gap, the interior reaches further out there (`InteriorParams.gap_reach`)."""
@@ -154,14 +157,14 @@ def inner_region(
     return crop
 
 
-def _is_star(stats: np.ndarray, width: int, height: int, params: InteriorParams) -> bool:
+def _is_star(stats: Ints, width: int, height: int, params: InteriorParams) -> bool:
     x, y, w, h = (int(v) for v in stats[:4])
     centred = abs(x + w / 2.0 - width / 2.0) <= params.star_max_offset * width
     sized = params.star_min_height * height <= h <= params.star_max_height * height
     return centred and sized and max(w, h) <= params.star_max_aspect * min(w, h) and y < height / 2.0
 
 
-def star_bottom(gray: np.ndarray, params: InteriorParams = DEFAULT_INTERIOR) -> int | None:
+def star_bottom(gray: Pixels, params: InteriorParams = DEFAULT_INTERIOR) -> int | None:
     """Row just below the star of an upright round-seal interior, or None if there is no star."""
     height, width = gray.shape[:2]
     ink = (gray < params.ink_level).astype(np.uint8)
@@ -173,15 +176,15 @@ def star_bottom(gray: np.ndarray, params: InteriorParams = DEFAULT_INTERIOR) -> 
     return min(height - 1, int(star[1] + star[3] + params.star_margin * height))
 
 
-def below_star(gray: np.ndarray, params: InteriorParams = DEFAULT_INTERIOR) -> np.ndarray:
+def below_star(gray: Pixels, params: InteriorParams = DEFAULT_INTERIOR) -> Pixels:
     """The part of an upright round-seal interior below its star (all of it if no star)."""
     row = star_bottom(gray, params)
     return gray if row is None else gray[row:]
 
 
 def rect_interior(
-    image: np.ndarray, region: SealRegion, up: np.ndarray, params: InteriorParams = DEFAULT_INTERIOR
-) -> list[np.ndarray]:
+    image: Pixels, region: SealRegion, up: Floats, params: InteriorParams = DEFAULT_INTERIOR
+) -> list[Pixels]:
     """Inside of a rectangular seal, long side horizontal, in both 180-degree orientations,
     `up` first."""
     border = params.rect_border * region.axes[1]

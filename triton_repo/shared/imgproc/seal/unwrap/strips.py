@@ -20,6 +20,7 @@ from functools import partial
 import cv2
 import numpy as np
 
+from imgproc.arrays import Floats, Pixels, as_pixels
 from imgproc.imaging import WHITE
 from imgproc.text import crop_quad
 
@@ -29,17 +30,17 @@ from ..records import SealCrop, SealStrips, SealText, Strip, TextArc
 from .params import DEFAULT_UNWRAP, UnwrapParams
 
 
-def framed(image: np.ndarray, params: UnwrapParams = DEFAULT_UNWRAP) -> np.ndarray:
+def framed(image: Pixels, params: UnwrapParams = DEFAULT_UNWRAP) -> Pixels:
     """`image` with a white frame, scaled to the strip height and narrowed by `squeeze`."""
     scale = image.shape[0]
     rows, cols = round(params.blank_rows * scale), round(params.blank * scale)
     pad = ((rows, rows), (cols, cols)) + (((0, 0),) if image.ndim == 3 else ())
     padded = np.pad(image, pad, constant_values=WHITE)
     width = max(1, round(padded.shape[1] * params.squeeze * params.height / padded.shape[0]))
-    return cv2.resize(padded, (width, params.height), interpolation=cv2.INTER_AREA)
+    return as_pixels(cv2.resize(padded, (width, params.height), interpolation=cv2.INTER_AREA))
 
 
-def stretch_colour(image: np.ndarray, params: UnwrapParams = DEFAULT_UNWRAP) -> np.ndarray:
+def stretch_colour(image: Pixels, params: UnwrapParams = DEFAULT_UNWRAP) -> Pixels:
     """A colour strip with the same linear stretch on every channel, read off its darkest
     channel: pale ink darker, paper white, hues kept (see `ink.stretch_contrast`)."""
     darkest = image.min(axis=2)
@@ -52,16 +53,14 @@ def stretch_colour(image: np.ndarray, params: UnwrapParams = DEFAULT_UNWRAP) -> 
     return scaled.clip(0, WHITE).astype(np.uint8)
 
 
-def stretched(image: np.ndarray, params: UnwrapParams = DEFAULT_UNWRAP) -> np.ndarray:
+def stretched(image: Pixels, params: UnwrapParams = DEFAULT_UNWRAP) -> Pixels:
     """An ink (gray) or colour image stretched to dark text on white paper."""
     if image.ndim == 3:
         return stretch_colour(image, params)
     return stretch_contrast(image, params.dark_percentile, params.light_percentile)
 
 
-def arc_strip(
-    image: np.ndarray, crop: SealCrop, arc: TextArc, params: UnwrapParams = DEFAULT_UNWRAP
-) -> np.ndarray:
+def arc_strip(image: Pixels, crop: SealCrop, arc: TextArc, params: UnwrapParams = DEFAULT_UNWRAP) -> Pixels:
     """The arc unwrapped from `image` (the colour crop or the ink image), tops up."""
     strip = unwrap_band(image, crop.local, arc.band, params.height, start=arc.start, span=arc.span)
     if arc.turned:
@@ -113,7 +112,7 @@ def rim_strips(crop: SealCrop, text: SealText, params: UnwrapParams = DEFAULT_UN
     )
 
 
-def _line(image: np.ndarray, quad: np.ndarray, min_px: int) -> np.ndarray | None:
+def _line(image: Pixels, quad: Floats, min_px: int) -> Pixels | None:
     try:
         cut = crop_quad(image, quad)
     except ValueError:  # a degenerate box
@@ -122,8 +121,8 @@ def _line(image: np.ndarray, quad: np.ndarray, min_px: int) -> np.ndarray | None
 
 
 def line_images(
-    crop: SealCrop, quads: tuple[np.ndarray, ...], params: UnwrapParams = DEFAULT_UNWRAP
-) -> tuple[np.ndarray, ...]:
+    crop: SealCrop, quads: tuple[Floats, ...], params: UnwrapParams = DEFAULT_UNWRAP
+) -> tuple[Pixels, ...]:
     """The inner lines cut upright from the colour crop, specks left out."""
     return tuple(line for quad in quads if (line := _line(crop.bgr, quad, params.min_line_px)) is not None)
 
