@@ -202,3 +202,55 @@ def test_a_rim_cut_through_its_characters_by_the_page_edge_has_no_whole_text_to_
     assert (whole.cut, top.cut, bottom.cut) == (False, True, True)
     assert (whole.rim_whole, top.rim_whole, bottom.rim_whole) == (True, False, True)
     assert generated_page(Page(b"", 900, 700, [whole, top]), "cut").seals[1].rim_text is None
+
+
+def test_the_hard_case_styles_are_drawn_only_by_name_so_that_seeds_keep_their_pages() -> None:
+    rng = np.random.default_rng(4)
+    hard = {"joint", "licence", "bwscan", "dense"}
+    assert hard <= set(STYLE_NAMES)
+    assert all(choose(rng, int(rng.integers(1, 4))).name not in hard for _ in range(2000))
+
+
+def _overlap(a: SealTruth, b: SealTruth) -> float:
+    """How far two round seals overlap, in the smaller's diameters (negative: apart)."""
+    distance = float(np.hypot(a.center[0] - b.center[0], a.center[1] - b.center[1]))
+    return (max(a.axes) + max(b.axes) - distance) / (2.0 * min(max(a.axes), max(b.axes)))
+
+
+def test_a_joint_notice_stamps_each_issuers_seal_over_its_neighbours() -> None:
+    for seed in (1, 2, 3):
+        page = in_style("joint", seed=seed, n_seals=3)
+        assert len(page.seals) == 3 and len({seal.rim_text for seal in page.seals}) == 3
+        assert all(seal.shape == "round" for seal in page.seals)
+        for before, after in zip(page.seals, page.seals[1:], strict=False):
+            assert 0.05 <= _overlap(before, after) <= 0.6
+
+
+def test_a_licence_is_a_grey_copy_sealed_by_a_market_regulator() -> None:
+    page = in_style("licence", seed=3, n_seals=1)
+    (seal,) = page.seals
+    assert seal.rim_text.endswith("市场监督管理局") and seal.shape == "round"
+    rgb = decode_rgb(page.image_bytes).astype(int)
+    assert np.abs(rgb[:, :, 0] - rgb[:, :, 2]).max() <= 8
+
+
+def test_a_black_and_white_scan_has_no_colour_and_may_have_two_levels() -> None:
+    levels = []
+    for seed in range(6):
+        rgb = decode_rgb(in_style("bwscan", seed=seed, n_seals=1).image_bytes).astype(int)
+        assert np.abs(rgb[:, :, 0] - rgb[:, :, 2]).max() <= 8
+        levels.append(len(np.unique(rgb)))
+    assert min(levels) == 2 and max(levels) > 2
+
+
+def test_dense_pages_carry_invoice_ovals_at_any_angle_over_the_print() -> None:
+    angles = []
+    for seed in range(8):
+        page = in_style("dense", seed=seed, n_seals=1)
+        (seal,) = page.seals
+        assert seal.shape == "oval" and seal.inner_texts == ("发票专用章",) and len(seal.codes) == 1
+        x0, y0, x1, y1 = seal.box
+        grey = decode_rgb(page.image_bytes)[y0:y1, x0:x1].min(axis=2)
+        assert (grey < 80).mean() > 0.01  # black print under the seal
+        angles.append(min(seal.angle_deg % 360.0, 360.0 - seal.angle_deg % 360.0))
+    assert min(angles) <= 25.0 < max(angles)

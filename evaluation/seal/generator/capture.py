@@ -9,6 +9,8 @@ truth follows the geometry (`truth.seal_truth`):
   light, so the paper is not white), uneven lighting, sensor noise, blur and strong JPEG;
 - copy: a photocopy turned grey (the seal loses its colour), slightly skewed, with copier
   contrast, noise and toner specks;
+- grey scan: a scanner set to black and white: the scan in grey levels, or thresholded to
+  pure black and white (a seal's red comes out as dark as the print);
 - digital: the render itself, sharp, as PNG.
 """
 
@@ -47,6 +49,8 @@ COPY_SPECKS = (0.0005, 0.003)  # share of pixels with a toner speck
 COPY_SPECK_LEVEL = (40, 110)
 COPY_BLUR = (0.4, 0.9)
 GREY_FILE_PROBABILITY = 0.5  # copies are saved as one-channel files about half the time
+BILEVEL_PROBABILITY = 0.3  # of black-and-white scans: thresholded to two levels (a fax-like scan)
+BILEVEL_THRESHOLD = (150, 200)  # grey levels below this come out black: red ink (about 90-130) does
 
 
 class Capture(Enum):
@@ -56,6 +60,7 @@ class Capture(Enum):
     PHOTO = "photo"
     COPY = "copy"
     DIGITAL = "digital"
+    GREY_SCAN = "grey scan"
 
 
 @dataclass(frozen=True)
@@ -136,12 +141,28 @@ def _copy(rng: np.random.Generator, page: Pixels, size: tuple[int, int]) -> Capt
     return Captured(image, matrix, int(rng.integers(*COPY_JPEG_QUALITY)))
 
 
+def _grey_scan(rng: np.random.Generator, page: Pixels, size: tuple[int, int]) -> Captured:
+    flat, matrix = _resized(page, size)
+    grey = _blur(as_pixels(cv2.cvtColor(flat, cv2.COLOR_RGB2GRAY)), rng.uniform(0.0, MAX_SCAN_BLUR))
+    if rng.random() < BILEVEL_PROBABILITY:
+        grey = np.where(grey < rng.uniform(*BILEVEL_THRESHOLD), 0, 255).astype(np.uint8)
+        return Captured(grey, matrix, None)  # two levels are saved losslessly
+    image = grey if rng.random() < GREY_FILE_PROBABILITY else np.repeat(grey[:, :, None], 3, axis=2)
+    return Captured(image, matrix, int(rng.integers(*SCAN_JPEG_QUALITY)))
+
+
 def _digital(rng: np.random.Generator, page: Pixels, size: tuple[int, int]) -> Captured:
     image, matrix = _resized(page, size)
     return Captured(image, matrix, None)
 
 
-CAPTURES = {Capture.SCAN: _scan, Capture.PHOTO: _photo, Capture.COPY: _copy, Capture.DIGITAL: _digital}
+CAPTURES = {
+    Capture.SCAN: _scan,
+    Capture.PHOTO: _photo,
+    Capture.COPY: _copy,
+    Capture.DIGITAL: _digital,
+    Capture.GREY_SCAN: _grey_scan,
+}
 
 
 def capture(rng: np.random.Generator, kind: Capture, page: Pixels, size: tuple[int, int]) -> Captured:

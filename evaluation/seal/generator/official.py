@@ -53,14 +53,14 @@ SEAL_JITTER = 0.015  # in page widths
 SEAL_TILT_DEG = 12.0  # stamped by hand, near upright
 
 
-def _sheet_size(rng: np.random.Generator, size: tuple[int, int] | None) -> tuple[int, int]:
+def sheet_size(rng: np.random.Generator, size: tuple[int, int] | None) -> tuple[int, int]:
     if size is not None:
         return size
     width = int(rng.integers(*PAGE_WIDTH_RANGE))
     return width, round(width * A4_ASPECT)
 
 
-def _centred(
+def centred(
     draw: ImageDraw.ImageDraw,
     width: int,
     y: float,
@@ -81,7 +81,7 @@ def _title_size(draw: ImageDraw.ImageDraw, width: int, title: str, font: FontRef
     return max(8, int(size * min(1.0, TITLE_WIDTH * width / max(wide, 1.0))))
 
 
-def _header(rng: np.random.Generator, canvas: Image.Image, issuer: str) -> float:
+def header(rng: np.random.Generator, canvas: Image.Image, issuer: str) -> float:
     """The red title, the document number and the red rule; returns the rule's y."""
     draw, width, height = ImageDraw.Draw(canvas), canvas.width, canvas.height
     red = tuple(int(v) for v in ink_colour(rng))
@@ -89,9 +89,9 @@ def _header(rng: np.random.Generator, canvas: Image.Image, issuer: str) -> float
     fonts = available_fonts(BOLD_FONTS)
     font = fonts[int(rng.integers(len(fonts)))]
     size = _title_size(draw, width, title, font, int(width * rng.uniform(*TITLE_SIZE)))
-    y = _centred(draw, width, height * rng.uniform(*TITLE_TOP), title, font, size, red)
+    y = centred(draw, width, height * rng.uniform(*TITLE_TOP), title, font, size, red)
     number = f"{issuer[:2]}发〔{int(rng.integers(2015, 2026))}〕{int(rng.integers(1, 99))}号"
-    y = _centred(draw, width, y + 0.6 * size, number, CJK_FONTS[1], max(8, int(NUMBER_SIZE * width)), BLACK)
+    y = centred(draw, width, y + 0.6 * size, number, CJK_FONTS[1], max(8, int(NUMBER_SIZE * width)), BLACK)
     y += NUMBER_SIZE * width
     left, right, line = RULE_MARGIN * width, (1.0 - RULE_MARGIN) * width, int(rng.integers(*RULE_WIDTH))
     if rng.random() < STAR_PROBABILITY:
@@ -104,15 +104,15 @@ def _header(rng: np.random.Generator, canvas: Image.Image, issuer: str) -> float
     return y
 
 
-def _body_face(rng: np.random.Generator, width: int) -> tuple[ImageFont.FreeTypeFont, int]:
+def body_face(rng: np.random.Generator, width: int) -> tuple[ImageFont.FreeTypeFont, int]:
     """A serif face and size for black print on a page `width` wide."""
     size = max(8, int(width * rng.uniform(*BODY_SIZE)))
     return truetype(CJK_FONTS[int(rng.integers(2))], size), size
 
 
-def _body(rng: np.random.Generator, canvas: Image.Image, top: float) -> None:
+def body(rng: np.random.Generator, canvas: Image.Image, top: float) -> None:
     draw, width = ImageDraw.Draw(canvas), canvas.width
-    face, size = _body_face(rng, width)
+    face, size = body_face(rng, width)
     y = top + 2 * size
     for line in BODY_LINES:
         if y > BODY_BOTTOM * canvas.height:
@@ -124,7 +124,7 @@ def _body(rng: np.random.Generator, canvas: Image.Image, top: float) -> None:
 def _signature(rng: np.random.Generator, canvas: Image.Image, issuer: str) -> tuple[float, float]:
     """The issuer's name and the date, right-aligned near the bottom; returns the date's centre."""
     draw, width = ImageDraw.Draw(canvas), canvas.width
-    face, size = _body_face(rng, width)
+    face, size = body_face(rng, width)
     date = f"{int(rng.integers(2015, 2026))}年{int(rng.integers(1, 13))}月{int(rng.integers(1, 29))}日"
     right, y = (1.0 - SIGNATURE_RIGHT) * width, canvas.height * rng.uniform(*SIGNATURE_TOP)
     for text, top in ((issuer, y), (date, y + 2 * size)):
@@ -136,10 +136,10 @@ def draw(
     rng: np.random.Generator, size: tuple[int, int] | None, request: Request
 ) -> tuple[Pixels, list[Stamp]]:
     """An official document; its first seal is the issuer's, over the date, any more anywhere."""
-    width, height = _sheet_size(rng, size)
+    width, height = sheet_size(rng, size)
     canvas, issuer = Image.fromarray(paper(rng, width, height)), vocab.issuer(rng)
-    rule = _header(rng, canvas, issuer)
-    _body(rng, canvas, rule)
+    rule = header(rng, canvas, issuer)
+    body(rng, canvas, rule)
     date = _signature(rng, canvas, issuer)
     page, taken = np.asarray(canvas).copy(), [(0, 0, width, int(rule) + 1)]
     stamps: list[Stamp | None] = []

@@ -7,8 +7,10 @@ are invoice forms in red-brown print with the printed 监制章 and the seller's
 e-invoice renders with flat e-seals, phone photos (colour cast, uneven light, perspective),
 grey photocopies, pages with signatures across the seals, low-resolution scans with small
 seals, and cut-outs of one big seal; official documents (红头文件: a large bold red title,
-the issuer's seal over the date) are drawn by name only (`style="official"`). The page is
-then captured (`capture`) and encoded, and
+the issuer's seal over the date) are drawn by name only (`style="official"`), and so are
+the hard cases: joint notices whose seals overlap (`joint`), photocopied business licences
+(`licence`) and black-and-white scans (`bwscan`) with grey seals, and invoice ovals over
+dense print at any angle (`dense`). The page is then captured (`capture`) and encoded, and
 each seal's truth follows the capture's geometry (`truth`). Everything is drawn from the
 `rng` passed in, so the same seed gives the same page; `style="plain"` draws exactly what the
 first version of this generator drew from the same `rng` (the same image bytes: nothing is
@@ -25,7 +27,7 @@ from functools import partial
 import numpy as np
 from imgproc.arrays import Pixels
 
-from . import crop, document, invoice, official
+from . import crop, dense, document, invoice, joint, licence, official
 from .capture import capture, encode
 from .designs import random_spec
 from .document import Request
@@ -44,6 +46,9 @@ LAYOUTS: dict[Layout, Drawer] = {
     Layout.EINVOICE: partial(invoice.draw, electronic=True),
     Layout.CROP: crop.draw,
     Layout.OFFICIAL: official.draw,
+    Layout.JOINT: joint.draw,
+    Layout.LICENCE: licence.draw,
+    Layout.DENSE: dense.draw,
 }
 
 

@@ -152,7 +152,20 @@ def stamp_seal(
     if room is None:
         return None
     centre, angle = room
+    return stamp_at(rng, page, spec, (float(centre[0]), float(centre[1])), angle, ink)
+
+
+def stamp_at(
+    rng: np.random.Generator,
+    page: Pixels,
+    spec: SealSpec,
+    centre: tuple[float, float],
+    angle_deg: float,
+    ink: Ink = STAMP_PAD,
+) -> Stamp:
+    """Stamp one seal onto the RGB page in place at `centre`, turned `angle_deg`, over whatever
+    is there (seals stamped over each other: the ink of both multiplies)."""
     density, faint = finished(rng, ink.finish, render_seal(spec))
     colour = ink_colour(rng) if ink.colour is None else np.array(ink.colour)
-    apply_ink(page, _rotated(density, angle), centre, colour)
-    return Stamp(spec, (float(centre[0]), float(centre[1])), angle % 360.0, faint, ink.finish)
+    apply_ink(page, _rotated(density, angle_deg), np.asarray(centre), colour)
+    return Stamp(spec, (float(centre[0]), float(centre[1])), angle_deg % 360.0, faint, ink.finish)

@@ -28,6 +28,9 @@ class Layout(Enum):
     EINVOICE = "einvoice"  # the same form rendered, with e-seals
     CROP = "crop"  # one big seal filling the image
     OFFICIAL = "official"  # 红头文件: a large red title and rule, the issuer's seal over the date
+    JOINT = "joint"  # a notice of two or three bodies, their seals stamped over each other
+    LICENCE = "licence"  # 营业执照: a certificate, the authority's seal over the date
+    DENSE = "dense"  # dense print and table rules, invoice ovals stamped across at any angle
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,13 @@ STYLES = (
     # Drawn by name only (`--style official`), weight 0 in the mix: appended last with no
     # weight, it leaves every seed's pages as they were, so figures stay comparable.
     Style("official", 0.0, (Layout.OFFICIAL,), Capture.SCAN),
+    # The hard cases of issue 43, drawn by name only for the same reason: joint notices with
+    # overlapping seals, photocopied licences and black-and-white scans (grey seals), invoice
+    # ovals over dense print at any angle.
+    Style("joint", 0.0, (Layout.JOINT,), Capture.SCAN),
+    Style("licence", 0.0, (Layout.LICENCE,), Capture.COPY),
+    Style("bwscan", 0.0, (Layout.LICENCE, DOC), Capture.GREY_SCAN),
+    Style("dense", 0.0, (Layout.DENSE,), Capture.SCAN),
 )
 STYLE_NAMES = tuple(style.name for style in STYLES)
 SMALL_DIAMETER = (100.0, 140.0)  # px across a small seal in the image: a low-resolution scan
