@@ -22,9 +22,10 @@ from imgproc.imaging import Refused
 from .config import DEFAULT_CONFIG, SealConfig
 from .cut import cut_seal
 from .find import find_on_page
+from .fit import crossing
 from .locate import locate_seal
 from .read import Readers, read_around, read_seal
-from .records import PageReading, SealCrop, SealStrips
+from .records import PageReading, SealCrop, SealRegion, SealStrips
 from .repair import repair_rim, seal_reading, wants_surroundings
 from .trust import Seal, page_reading, trusted
 from .unwrap import unwrap_seal
@@ -43,9 +44,18 @@ class TooManySeals(Refused):
 
 
 def find_page_seals(rgb: Pixels, config: SealConfig = DEFAULT_CONFIG) -> list[SealCrop]:
-    """Every seal on an RGB page, largest first, cut from the white-balanced page."""
+    """Every seal on an RGB page, largest first, cut from the white-balanced page (without the
+    rings of the seals stamped over it)."""
     balanced, regions = find_on_page(rgb, config.ink, config.find, config.fit)
-    return [cut_seal(balanced, region, config.ink, config.cut) for region in regions]
+    return [
+        cut_seal(balanced, region, config.ink, config.cut, _stamped_over(region, regions, config))
+        for region in regions
+    ]
+
+
+def _stamped_over(region: SealRegion, regions: list[SealRegion], config: SealConfig) -> list[SealRegion]:
+    """The seals whose rings cross `region`'s (stamped over it, or it over them)."""
+    return [other for other in regions if other is not region and crossing(region, other, config.fit.overlap)]
 
 
 async def seal_strips(crop: SealCrop, models: SealModels, config: SealConfig = DEFAULT_CONFIG) -> SealStrips:

@@ -1,9 +1,11 @@
 """One seal cut out of the page: the colour crop, its ink image and ink mask, and the seal's
-outline in crop pixels. Every later stage works on this crop, never on the whole page.
+outline in crop pixels. Every later stage works on this crop, never on the whole page. The
+rings of seals stamped over it are taken out first (`rings`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 import cv2
@@ -14,6 +16,7 @@ from imgproc.arrays import Mask, Pixels, as_pixels
 from ..ink import DEFAULT_INK, InkParams, is_grey, red_mask_hsv, to_hsv
 from ..records import Box, SealCrop, SealRegion
 from .ink_image import DEFAULT_CUT, CutParams, adapted_to, crop_toner, ink_gray_hsv
+from .rings import without_rings
 
 
 def beside(crop: SealCrop, reach: float) -> Pixels:
@@ -55,11 +58,21 @@ def _inks(crop: Pixels, ink: InkParams, params: CutParams) -> tuple[Pixels, Mask
 
 
 def cut_seal(
-    rgb: Pixels, region: SealRegion, ink: InkParams = DEFAULT_INK, params: CutParams = DEFAULT_CUT
+    rgb: Pixels,
+    region: SealRegion,
+    ink: InkParams = DEFAULT_INK,
+    params: CutParams = DEFAULT_CUT,
+    others: Sequence[SealRegion] = (),
 ) -> SealCrop:
-    """The crop around one seal found on the RGB page."""
+    """The crop around one seal found on the RGB page; `others`: seals stamped over it (page
+    pixels), whose rings are taken out of the crop (`rings`)."""
     x0, y0, x1, y1 = crop_box(region, rgb.shape, params.margin)
     crop = np.ascontiguousarray(rgb[y0:y1, x0:x1])
     gray, mask = _inks(crop, ink, params)
+    if others and params.other_rings:
+        clean = without_rings(crop, mask, [shifted(other, x0, y0) for other in others], params)
+        if clean is not crop:
+            crop = clean
+            gray, mask = _inks(crop, ink, params)
     bgr = as_pixels(cv2.cvtColor(crop, cv2.COLOR_RGB2BGR))
     return SealCrop(region, shifted(region, x0, y0), bgr, gray, mask, rgb)

@@ -51,6 +51,17 @@ class CutParams:
     # Inpainting only guesses: a guess is lightened this share of the way to paper, so it never
     # reads as a firm stroke.
     guess_lightening: float = 0.25
+    # Another seal stamped over this one (`rings`): its ring, inpainted, is the insets of its
+    # outline inked over `ring_share` of its best-inked inset's share, searched down to
+    # `ring_reach` of its short semi-axis (rings are 0.04-0.09 of it), and `ring_pad_px` more
+    # each side (anti-aliasing, the fit's error); its ink sampled at `ring_samples` points a turn.
+    # Generated joint notices (seed 40000, 65 seals found): rims 33 -> 34 (4 fixed, 3 broken),
+    # CER 0.195 -> 0.176.
+    other_rings: bool = True
+    ring_share: float = 0.6
+    ring_reach: float = 0.15
+    ring_pad_px: int = 1
+    ring_samples: int = 360
 
 
 DEFAULT_CUT = CutParams()

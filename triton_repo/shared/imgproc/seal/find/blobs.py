@@ -3,7 +3,8 @@
 The mask is closed so that a seal's ring, text and star merge into one blob, and each blob's
 outer contour is handed to fit. A blob no plain shape fits (a seal merged with print it
 touches) is cut along the printed rules in it (`rules`) and its pieces handed over again;
-failing that, fit tries a RANSAC ellipse through its outline.
+failing that, fit tries a RANSAC ellipse through its outline. Where a seal is found, what
+its outline leaves of the blob's may be the ring of another stamped over it (`fit.overlap`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from ..fit import FitParams, big_enough, plain_outline, robust_outline
+from ..fit import FitParams, big_enough, overlapping, plain_outline, robust_outline
 from ..records import SealRegion, WorkingInk
 from .params import FindParams
 
@@ -71,7 +72,7 @@ def candidates(
     """
     plain, sets = plain_outline(contour, ink, fit)
     if plain is not None:
-        return [plain]
+        return _with_overlapping(plain, sets, ink, fit)
     pieces = _without_rules(contour, ink, params, factor) if cut else []
     cut_out = [
         r
@@ -83,4 +84,12 @@ def candidates(
         return cut_out
     # Through the points on the hull: the seal's outer edge is there, the print's dents are not.
     robust = robust_outline(sets[-1], sets[0], ink, fit) if fit.robust and sets else None
-    return [robust] if robust is not None else []
+    return _with_overlapping(robust, sets, ink, fit) if robust is not None else []
+
+
+def _with_overlapping(
+    region: SealRegion, sets: list[np.ndarray], ink: WorkingInk, fit: FitParams
+) -> list[SealRegion]:
+    """The seal a blob's fit found, and any seals stamped over it in the same blob (their
+    rings' arcs outside it are in the blob's contour, `sets[0]`: see `fit.overlap`)."""
+    return [region, *overlapping(sets[0], region, ink, fit)]

@@ -20,7 +20,8 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from ..fit import DEFAULT_FIT, FitParams, big_enough, hull_area, sheet_interior
+from ..fit import DEFAULT_FIT, FitParams, big_enough, crossing, distinct, hull_area, sheet_interior
+from ..fit.params import OverlapParams
 from ..ink import DEFAULT_INK, InkParams, is_grey, to_hsv
 from ..records import SealRegion, WorkingInk
 from .balance import white_balanced
@@ -88,7 +89,7 @@ def _run_pass(
     for contour in sorted(contours, key=hull_area, reverse=True):
         if not _within(contour, found):
             seals = candidates(contour, ink, params, fit, factor)
-            _add_new(found, [r for r in seals if 2.0 * r.axes[1] >= min_width])
+            _add_new(found, [r for r in seals if 2.0 * r.axes[1] >= min_width], fit.overlap)
 
 
 def _centre_inside(region: SealRegion, other: SealRegion) -> bool:
@@ -100,12 +101,19 @@ def _area(region: SealRegion) -> float:
     return region.axes[0] * region.axes[1]
 
 
-def _add_new(found: list[SealRegion], more: list[SealRegion]) -> None:
+def _same(region: SealRegion, seal: SealRegion, overlap: OverlapParams) -> bool:
+    """Whether two regions are one seal: either centre in the other's box (a big seal's
+    characters can pass for small seals, and a later pass finds again what an earlier one
+    found), unless they are two seals stamped over each other (`fit.distinct`)."""
+    near = _centre_inside(region, seal) or _centre_inside(seal, region)
+    return near and not distinct(region, seal, overlap)
+
+
+def _add_new(found: list[SealRegion], more: list[SealRegion], overlap: OverlapParams) -> None:
     """Append the regions of `more`, largest first, that are not one of `found` or of those
-    appended before them (neither centre in the other's box): a big seal's characters can pass
-    for small seals, and a later pass finds again what an earlier one found."""
+    appended before them (`_same`)."""
     for region in sorted(more, key=_area, reverse=True):
-        if not any(_centre_inside(region, seal) or _centre_inside(seal, region) for seal in found):
+        if not any(_same(region, seal, overlap) for seal in found):
             found.append(region)
 
 
@@ -142,6 +150,22 @@ def find_seals_in_mask(
     return _find_in_mask(mask, params, fit, None if paper is None else _working_mask(paper, params)[0])
 
 
+def _without_titles(
+    seals: list[SealRegion], small: np.ndarray, params: FindParams, fit: FitParams
+) -> list[SealRegion]:
+    """The seals that are no letter of a line of red text (`params.text_lines`). A seal whose
+    ring crosses another's is none: seals stamped over each other in a row have neighbours at
+    their height, as letters do, but letters do not cross."""
+    if not params.text_lines:
+        return seals
+    return [
+        r
+        for r in seals
+        if any(crossing(r, other, fit.overlap) for other in seals if other is not r)
+        or not in_text_line(r, small, params.text_line)
+    ]
+
+
 def _find_in_mask(
     mask: np.ndarray, params: FindParams, fit: FitParams, sheet: np.ndarray | None
 ) -> list[SealRegion]:
@@ -151,12 +175,8 @@ def _find_in_mask(
     inks = [whole] if sheet is None else [_on_sheet(whole, sheet, fit), whole]
     found: list[SealRegion] = []
     for ink in inks:
-        seals = [
-            r
-            for r in _search(ink, params, fit)
-            if not (params.text_lines and in_text_line(r, small, params.text_line))
-        ]
-        _add_new(found, [_rescale(r, scale, mask.shape[1], mask.shape[0]) for r in seals])
+        seals = _without_titles(_search(ink, params, fit), small, params, fit)
+        _add_new(found, [_rescale(r, scale, mask.shape[1], mask.shape[0]) for r in seals], fit.overlap)
     return sorted(found, key=_area, reverse=True)
 
 
@@ -197,7 +217,7 @@ def find_on_page(
         # mask found, and add the grey seals.
         grey, checks = _grey_params(params, fit)
         for value in (params.grey.max_value, *params.grey.other_values):
-            _add_new(found, _find_in_mask(toner_mask(hsv, value), grey, checks, sheet))
+            _add_new(found, _find_in_mask(toner_mask(hsv, value), grey, checks, sheet), fit.overlap)
     return balanced, sorted(found, key=_area, reverse=True)
 
 

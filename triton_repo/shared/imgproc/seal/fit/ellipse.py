@@ -106,14 +106,14 @@ def plain_fits(
     return sorted(scored, key=lambda item: item[1], reverse=True)
 
 
-def _radial_distance(fit: Outline, points: np.ndarray) -> np.ndarray:
+def radial_distance(fit: Outline, points: np.ndarray) -> np.ndarray:
     """Each point's distance from the centre in units of the ellipse radius in its direction."""
     local = (points - np.asarray(fit.center)) @ rotation(fit.angle_deg)
     return np.hypot(local[:, 0] / fit.axes[0], local[:, 1] / fit.axes[1])
 
 
 def _inliers(fit: Outline, points: np.ndarray, params: RansacParams) -> np.ndarray:
-    return np.abs(_radial_distance(fit, points) - 1.0) <= params.tolerance
+    return np.abs(radial_distance(fit, points) - 1.0) <= params.tolerance
 
 
 def _conics(samples: np.ndarray) -> np.ndarray:
