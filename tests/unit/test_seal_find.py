@@ -13,7 +13,7 @@ from imgproc.seal.cut.ink_image import crop_toner
 from imgproc.seal.find import DEFAULT_FIND, find_seals
 from imgproc.seal.find.balance import BalanceParams, paper_colour, white_balanced
 from imgproc.seal.find.fringes import print_fringes
-from imgproc.seal.find.grey import toner_mask
+from imgproc.seal.find.grey import long_lines, toner_mask
 from imgproc.seal.find.paper import paper_mask
 from imgproc.seal.find.rules import rule_pixels
 from imgproc.seal.find.textline import in_text_line
@@ -233,6 +233,29 @@ def test_a_grey_photocopy_seal_is_found_and_black_print_is_not() -> None:
     cv2.circle(image, (1050, 150), 60, BLACK, 5)  # ...and a printed circle with nothing inside
     assert centres(image) == [pytest.approx((800, 450), abs=5)]
     assert find_seals(image, params=replace(DEFAULT_FIND, grey_fallback=False)) == []
+
+
+def test_a_grey_seal_on_a_ruled_form_is_found_once_the_forms_lines_are_taken_out() -> None:
+    image = page(1400, 1000)
+    for y in range(150, 950, 90):  # lines of print on rules, the rules joined by column rules:
+        cv2.line(image, (60, y), (1340, y), BLACK, 2)  # closed, the toner is one blob
+        for x in range(120, 1300, 40):
+            cv2.putText(image, "Ab", (x, y - 8), cv2.FONT_HERSHEY_SIMPLEX, 0.8, BLACK, 2)
+    for x in (60, 700, 1340):
+        cv2.line(image, (x, 150), (x, 870), BLACK, 2)
+    stamp(image, (1000, 600), (120, 120), colour=(130, 130, 130))
+    assert centres(image) == [pytest.approx((1000, 600), abs=5)]
+    unlined = replace(DEFAULT_FIND, grey=replace(DEFAULT_FIND.grey, lineless=False))
+    assert find_seals(image, params=unlined) == []
+
+
+def test_long_lines_are_a_forms_rules_a_degree_askew_not_a_rings_flat_side() -> None:
+    mask = np.zeros((1000, 1400), np.uint8)
+    cv2.line(mask, (50, 300), (1350, 322), 1, 2)  # a rule one degree askew
+    cv2.circle(mask, (700, 650), 150, 1, 6)  # a seal's ring
+    lines = long_lines(mask > 0)
+    assert lines[300:323].sum() >= 0.9 * mask[300:323].sum()
+    assert not lines[480:820].any()
 
 
 def test_a_pale_grey_photocopy_seal_is_found_at_a_lighter_toner_level() -> None:

@@ -34,6 +34,9 @@ class FindParams:
     # letterhead title) that the first pass merges into one blob no shape fits.
     tight_close: float = 0.5
     min_close_px: int = 3  # a closing narrower than this bridges nothing on a small image
+    # A last pass takes the blobs of the ink without its long straight lines, closed as the
+    # first: on for grey pages (see `GreyParams.lineless`).
+    lineless: bool = False
     # A wider closing is done on the mask shrunk to keep its kernel this small (cost: its area).
     max_kernel_px: int = 12
     # A blob no shape fits is cut along the printed rules in it (see `rules`), so a seal

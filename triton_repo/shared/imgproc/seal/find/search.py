@@ -27,7 +27,7 @@ from ..records import SealRegion, WorkingInk
 from .balance import white_balanced
 from .blobs import blob_contours, candidates, close_side
 from .fringes import finding_mask
-from .grey import toner_mask
+from .grey import long_lines, toner_mask
 from .paper import paper_mask
 from .params import DEFAULT_FIND, FindParams
 from .rules import rule_pixels
@@ -82,10 +82,13 @@ def _run_pass(
     factor: float,
     min_width: float,
     found: list[SealRegion],
+    blobs: np.ndarray | None = None,
 ) -> None:
     """Add to `found` the seals of one closing, at least `min_width` across, biggest blobs first
-    (a blob inside a seal found already is left alone: a big seal's characters)."""
-    contours = [c for c in blob_contours(ink.ink, params, factor) if big_enough(c, fit)]
+    (a blob inside a seal found already is left alone: a big seal's characters). The blobs are
+    those of `blobs` closed (default: the ink); the seals are judged on the ink."""
+    mask = ink.ink if blobs is None else blobs
+    contours = [c for c in blob_contours(mask, params, factor) if big_enough(c, fit)]
     for contour in sorted(contours, key=hull_area, reverse=True):
         if not _within(contour, found):
             seals = candidates(contour, ink, params, fit, factor)
@@ -118,7 +121,8 @@ def _add_new(found: list[SealRegion], more: list[SealRegion], overlap: OverlapPa
 
 
 def _search(ink: WorkingInk, params: FindParams, fit: FitParams) -> list[SealRegion]:
-    """The seals of the three closings of the working ink, at the working scale."""
+    """The seals of the three closings of the working ink, at the working scale, and where
+    `params.lineless` (grey pages), of the ink without its long lines."""
     wide = replace(fit, min_ellipse_coverage=params.wide_coverage, min_rect_coverage=params.wide_coverage)
     passes = (
         (fit, 1.0, 0.0),
@@ -132,7 +136,15 @@ def _search(ink: WorkingInk, params: FindParams, fit: FitParams) -> list[SealReg
     found: list[SealRegion] = []
     for checks, factor, min_width in passes:
         _run_pass(ink, params, checks, factor, min_width, found)
+    if params.lineless:
+        _run_pass(ink, params, fit, 1.0, 0.0, found, _unlined(ink.ink, params))
     return found
+
+
+def _unlined(mask: np.ndarray, params: FindParams) -> np.ndarray:
+    """The working ink without its long straight lines (`grey.long_lines`): the blobs of the
+    last pass on a grey page."""
+    return mask & ~long_lines(mask, params.grey)
 
 
 def find_seals_in_mask(
@@ -193,7 +205,7 @@ def _grey_params(params: FindParams, fit: FitParams) -> tuple[FindParams, FitPar
         robust=grey.robust,
         snap=grey.snap,
     )
-    return replace(params, wide_coverage=grey.min_coverage, text_lines=False), checks
+    return replace(params, wide_coverage=grey.min_coverage, text_lines=False, lineless=grey.lineless), checks
 
 
 def find_on_page(
