@@ -30,8 +30,12 @@ OCR_STEPS = ("ocr_preprocess", "text_detection", "ocr_crops")
 OCR_MODELS = ("ocr", *OCR_STEPS, "text_direction", "text_recognition", "ctc_decode")
 SEAL_MODELS = ("seal", "seal_text_detection", "text_recognition_v5", "text_recognition_v6")
 SERVICE = "gateway-under-test"
-CLIENT_TRACE, CLIENT_SPAN = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
-SPANS_TIMEOUT_S = 30.0
+CLIENT_SPAN = "00f067aa0ba902b7"
+SPANS_TIMEOUT_S = 20.0  # generous: on two busy cores a batch of Triton's spans can be late
+# Triton 2.51 starts a trace of its own, not continuing the gateway's, for about 6% of the gRPC
+# requests that carry a context (38 of 600 measured, docs/tracing.md): a test that needs Triton's
+# part of a trace sends up to this many requests (all failing: about 2 in 10,000).
+TRITON_TRIES = 3
 OTEL_ENV = {
     "OTEL_SERVICE_NAME": SERVICE,
     "OTEL_BSP_SCHEDULE_DELAY": "200",  # both exporters send every 0.2 s: the test waits less
@@ -66,6 +70,11 @@ def page_png() -> bytes:
     return buffer.getvalue()
 
 
+def client_context() -> str:
+    """A fresh sampled W3C context, as a client that traces would send."""
+    return f"00-{random.getrandbits(128):032x}-{CLIENT_SPAN}-01"
+
+
 def post(url: str, route: str, image: bytes, traceparent: str | None = None) -> httpx.Response:
     headers = {"traceparent": traceparent} if traceparent else {}
     response = httpx.post(f"{url}{route}", files={"image": ("i.png", image)}, headers=headers, timeout=120)
@@ -79,12 +88,15 @@ def trace_of(response: httpx.Response) -> str:
     return match[1]
 
 
-def showing(*names: str) -> Callable[[list[ReceivedSpan]], bool]:
-    """Whether a trace's spans have come in: each of `names` is a span's name or its model's."""
+def showing(model: str, *names: str) -> Callable[[list[ReceivedSpan]], bool]:
+    """Whether a trace's spans have come in: Triton's request span under the gateway's call of
+    `model`, and each of `names` as a span's name or its model's."""
 
     def complete(spans: list[ReceivedSpan]) -> bool:
         seen = {s.name for s in spans} | {str(s.attributes.get("triton.model_name")) for s in spans}
-        return set(names) <= seen
+        calls = {s.span_id for s in spans if s.service == SERVICE and s.name == f"triton {model}"}
+        continued = any(s.name == TRITON_REQUEST and s.parent_id in calls for s in spans)
+        return continued and {model, *names} <= seen
 
     return complete
 
@@ -124,34 +136,50 @@ def gateway_tree(spans: list[ReceivedSpan], route: str, model: str) -> ReceivedS
 
 def triton_root(spans: list[ReceivedSpan], call: ReceivedSpan, model: str) -> ReceivedSpan:
     """Triton's request span, continuing the gateway's call, and its span of `model`."""
-    (request,) = [s for s in children(spans, call) if s.name == TRITON_REQUEST]
+    requests = [s for s in children(spans, call) if s.name == TRITON_REQUEST]
+    assert len(requests) == 1, [(s.service, s.name, s.span_id, s.parent_id) for s in spans]
+    (request,) = requests
     assert request.service == TRITON_SERVICE
     return model_span(spans, request, model)
+
+
+def continued(
+    receiver: OtlpReceiver, send: Callable[[], httpx.Response], done: Callable[[list[ReceivedSpan]], bool]
+) -> tuple[httpx.Response, list[ReceivedSpan]]:
+    """A response and its trace's spans, once Triton has continued one (see TRITON_TRIES)."""
+    for _ in range(TRITON_TRIES):
+        response = send()
+        spans = receiver.wait_for(trace_of(response), done, SPANS_TIMEOUT_S)
+        if done(spans):
+            return response, spans
+    pytest.fail(
+        f"Triton continued none of {TRITON_TRIES} traces; the last: {[(s.service, s.name) for s in spans]}"
+    )
 
 
 def test_an_ocr_request_is_one_trace_through_the_ensemble_and_its_bls_calls(
     traced_url: str, receiver: OtlpReceiver
 ) -> None:
-    response = post(traced_url, "/v1/ocr", page_png(), f"00-{CLIENT_TRACE}-{CLIENT_SPAN}-01")
-    assert trace_of(response) == CLIENT_TRACE  # the client's trace, continued
-    done = showing("POST /v1/ocr", TRITON_REQUEST, *OCR_STEPS, "text_direction", "text_recognition")
-    spans = receiver.wait_for(CLIENT_TRACE, done, SPANS_TIMEOUT_S)
+    done = showing("ocr", "POST /v1/ocr", *OCR_STEPS, "text_direction", "text_recognition")
+    image = page_png()
+    response, spans = continued(receiver, lambda: post(traced_url, "/v1/ocr", image, client_context()), done)
+    client_trace = response.request.headers["traceparent"].split("-")[1]
+    assert trace_of(response) == client_trace  # the client's trace, continued
     server = one(spans, SERVICE, "POST /v1/ocr")
     assert server.parent_id == CLIENT_SPAN and server.kind == 2  # SERVER, under the client's span
     ensemble = triton_root(spans, gateway_tree(spans, "/v1/ocr", "ocr"), "ocr")
     steps = {step: model_span(spans, ensemble, step) for step in OCR_STEPS}
     bls = {s.attributes.get("triton.model_name") for s in children(spans, steps["ocr_crops"])}
     assert {"text_direction", "text_recognition"} <= bls  # ocr_crops' BLS calls, in the same trace
-    assert all(s.trace_id == CLIENT_TRACE for s in spans)
+    assert all(s.trace_id == client_trace for s in spans)
 
 
 def test_a_seal_request_shows_its_detector_and_recogniser_calls(
     traced_url: str, receiver: OtlpReceiver
 ) -> None:
-    trace_id = "0af7651916cd43dd8448eb211c80319c"
-    post(traced_url, "/v1/seal", png(one_seal()), f"00-{trace_id}-b7ad6b7169203331-01")
-    done = showing("POST /v1/seal", TRITON_REQUEST, "seal", "seal_text_detection")
-    spans = receiver.wait_for(trace_id, done, SPANS_TIMEOUT_S)
+    done = showing("seal", "POST /v1/seal", "seal_text_detection")
+    image = png(one_seal())
+    _, spans = continued(receiver, lambda: post(traced_url, "/v1/seal", image, client_context()), done)
     seal = triton_root(spans, gateway_tree(spans, "/v1/seal", "seal"), "seal")
     calls = {str(s.attributes.get("triton.model_name")) for s in children(spans, seal)}
     assert "seal_text_detection" in calls
@@ -164,10 +192,12 @@ def test_a_seal_request_shows_its_detector_and_recogniser_calls(
 def test_a_request_without_a_trace_gets_a_fresh_one_that_the_response_names(
     traced_url: str, receiver: OtlpReceiver
 ) -> None:
-    first, second = (post(traced_url, "/v1/seal", png(one_seal())) for _ in range(2))
+    image = png(one_seal())
+    first, spans = continued(
+        receiver, lambda: post(traced_url, "/v1/seal", image), showing("seal", "POST /v1/seal")
+    )
     trace_id = trace_of(first)
-    assert trace_id != trace_of(second) and int(trace_id, 16) != 0
-    spans = receiver.wait_for(trace_id, showing("POST /v1/seal", TRITON_REQUEST, "seal"), SPANS_TIMEOUT_S)
+    assert trace_id != trace_of(post(traced_url, "/v1/seal", image)) and int(trace_id, 16) != 0
     server = one(spans, SERVICE, "POST /v1/seal")
     assert server.parent_id == "" and server.attributes["gateway.request_id"] == first.headers["x-request-id"]
     triton_root(spans, gateway_tree(spans, "/v1/seal", "seal"), "seal")
