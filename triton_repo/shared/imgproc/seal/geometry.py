@@ -17,7 +17,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from imgproc.arrays import AnyArray, Floats, Mask, as_floats
+from imgproc.arrays import AnyArray, Floats, Ints, Mask, as_floats
 from imgproc.imaging import WHITE
 
 from .records import Band, Outline
@@ -124,7 +124,7 @@ def visible(points: Floats, width: int, height: int, paper: Mask | None = None) 
     return inside if paper is None else inside & sample_mask(paper, points)
 
 
-def sample_mask(mask: Mask, points: Floats) -> Mask:
+def sample_mask(mask: Mask, points: Floats | Ints) -> Mask:
     """Nearest-pixel values of a 2-D mask at (x, y) points; points must lie inside."""
     cols = np.clip(np.rint(points[..., 0]).astype(int), 0, mask.shape[1] - 1)
     rows = np.clip(np.rint(points[..., 1]).astype(int), 0, mask.shape[0] - 1)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from imgproc.arrays import Floats, Pixels, as_pixels
 from imgproc.imaging import WHITE
 
 LEVELS = 256  # of an 8-bit channel
@@ -34,7 +35,7 @@ class BalanceParams:
 DEFAULT_BALANCE = BalanceParams()
 
 
-def paper_colour(rgb: np.ndarray, params: BalanceParams = DEFAULT_BALANCE) -> np.ndarray:
+def paper_colour(rgb: Pixels, params: BalanceParams = DEFAULT_BALANCE) -> Floats:
     """The RGB paper level of a page: per channel, a high percentile of a grid of its pixels."""
     grid = rgb[:: params.stride, :: params.stride].reshape(-1, 3)
     level = np.empty(3)
@@ -44,11 +45,11 @@ def paper_colour(rgb: np.ndarray, params: BalanceParams = DEFAULT_BALANCE) -> np
     return level
 
 
-def white_balanced(rgb: np.ndarray, params: BalanceParams = DEFAULT_BALANCE) -> np.ndarray:
+def white_balanced(rgb: Pixels, params: BalanceParams = DEFAULT_BALANCE) -> Pixels:
     """The page with each channel scaled so that its paper is white (the page itself when it is)."""
     gains = WHITE / np.maximum(paper_colour(rgb, params), WHITE / params.max_gain)
     if np.all(np.abs(gains - 1.0) < params.min_change):
         return rgb
     ramp = np.arange(LEVELS, dtype=np.float64)[:, None] * gains[None, :]
     table = np.clip(np.rint(ramp), 0, WHITE).astype(np.uint8).reshape(LEVELS, 1, 3)
-    return cv2.LUT(rgb, table)
+    return as_pixels(cv2.LUT(rgb, table))

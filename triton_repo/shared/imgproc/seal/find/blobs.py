@@ -12,6 +12,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from imgproc.arrays import Floats, Ints, Mask, Pixels, as_ints, as_pixels
+
 from ..fit import FitParams, big_enough, overlapping, plain_outline, robust_outline
 from ..records import SealRegion, WorkingInk
 from .params import FindParams
@@ -23,46 +25,44 @@ def close_side(shape: tuple[int, ...], params: FindParams, factor: float) -> int
 
 
 def blob_contours(
-    mask: np.ndarray, params: FindParams, factor: float, page: tuple[int, ...] | None = None
-) -> list[np.ndarray]:
+    mask: Mask, params: FindParams, factor: float, page: tuple[int, ...] | None = None
+) -> list[Ints]:
     """The outer contours of the mask closed at `factor` times the closing width of a page of
     shape `page` (its own), also of a blob inside another's hole (a seal on a page photographed
     on a brown table is inside the table's blob). A wide closing is done on the mask shrunk so
     the kernel stays small (its cost grows with the kernel's area)."""
     side = close_side(page or mask.shape, params, factor)
     shrink = max(1, side // params.max_kernel_px)
-    small = mask.astype(np.uint8)
+    small: Pixels = mask.astype(np.uint8)
     if shrink > 1:
         size = (max(1, mask.shape[1] // shrink), max(1, mask.shape[0] // shrink))
-        small = (cv2.resize(small * 255, size, interpolation=cv2.INTER_AREA) > 0).astype(np.uint8)
+        small = (as_pixels(cv2.resize(small * 255, size, interpolation=cv2.INTER_AREA)) > 0).astype(np.uint8)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (round(side / shrink),) * 2)
     closed = cv2.morphologyEx(small, cv2.MORPH_CLOSE, kernel)
     contours, hierarchy = cv2.findContours(closed, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
     if hierarchy is None:
         return []
-    outer = [c for c, link in zip(contours, hierarchy[0], strict=True) if link[3] < 0]
+    outer = [as_ints(c) for c, link in zip(contours, hierarchy[0], strict=True) if link[3] < 0]
     return [c * shrink + shrink // 2 for c in outer] if shrink > 1 else outer
 
 
-def _without_rules(
-    contour: np.ndarray, ink: WorkingInk, params: FindParams, factor: float
-) -> list[np.ndarray]:
+def _without_rules(contour: Ints, ink: WorkingInk, params: FindParams, factor: float) -> list[Ints]:
     """The blob's ink with the printed rules in it cut out, closed again into contours (none
     when the blob holds no rule)."""
     x, y, w, h = cv2.boundingRect(contour)
     rules = ink.rules[y : y + h, x : x + w]
     inside = np.zeros((h, w), np.uint8)
-    cv2.drawContours(inside, [contour], -1, 1, -1, offset=(-x, -y))
-    inside = inside > 0
-    if not (rules & inside).any():
+    cv2.drawContours(inside, [contour], -1, (1,), -1, offset=(-x, -y))
+    within = inside > 0
+    if not (rules & within).any():
         return []
-    cut = ink.ink[y : y + h, x : x + w] & inside & ~rules
+    cut = ink.ink[y : y + h, x : x + w] & within & ~rules
     pieces = blob_contours(cut, params, factor, ink.ink.shape)
     return [piece + np.array([x, y], np.int32) for piece in pieces]
 
 
 def candidates(
-    contour: np.ndarray, ink: WorkingInk, params: FindParams, fit: FitParams, factor: float, cut: bool = True
+    contour: Ints, ink: WorkingInk, params: FindParams, fit: FitParams, factor: float, cut: bool = True
 ) -> list[SealRegion]:
     """The seals a closed-mask contour outlines (usually none or one).
 
@@ -88,7 +88,7 @@ def candidates(
 
 
 def _with_overlapping(
-    region: SealRegion, sets: list[np.ndarray], ink: WorkingInk, fit: FitParams
+    region: SealRegion, sets: list[Floats], ink: WorkingInk, fit: FitParams
 ) -> list[SealRegion]:
     """The seal a blob's fit found, and any seals stamped over it in the same blob (their
     rings' arcs outside it are in the blob's contour, `sets[0]`: see `fit.overlap`)."""

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from ..ink import DEFAULT_INK, InkParams, red_mask_hsv
+from imgproc.arrays import Mask, Pixels
+
+from ..ink import DEFAULT_INK, InkParams, in_range, red_mask_hsv
 
 
 @dataclass(frozen=True)
@@ -30,18 +32,16 @@ class FringeParams:
 DEFAULT_FRINGE = FringeParams()
 
 
-def print_fringes(hsv: np.ndarray, params: FringeParams = DEFAULT_FRINGE) -> np.ndarray:
+def print_fringes(hsv: Pixels, params: FringeParams = DEFAULT_FRINGE) -> Mask:
     """Boolean mask of dull, darkish pixels within `reach_px` of dark print."""
     hsv = np.ascontiguousarray(hsv)
-    dark = cv2.inRange(hsv, (0, 0, 0), (255, 255, params.dark_max_value))
+    dark = in_range(hsv, (0, 0, 0), (255, 255, params.dark_max_value))
     side = 2 * params.reach_px + 1
     near = cv2.dilate(dark, cv2.getStructuringElement(cv2.MORPH_RECT, (side, side)))
-    dull = cv2.inRange(hsv, (0, 0, 0), (255, params.max_saturation - 1, params.max_value - 1))
+    dull = in_range(hsv, (0, 0, 0), (255, params.max_saturation - 1, params.max_value - 1))
     return cv2.bitwise_and(near, dull) > 0
 
 
-def finding_mask(
-    hsv: np.ndarray, ink: InkParams = DEFAULT_INK, fringe: FringeParams = DEFAULT_FRINGE
-) -> np.ndarray:
+def finding_mask(hsv: Pixels, ink: InkParams = DEFAULT_INK, fringe: FringeParams = DEFAULT_FRINGE) -> Mask:
     """Boolean mask of the red ink on a white-balanced HSV page, for finding seals."""
     return red_mask_hsv(hsv, ink) & ~print_fringes(hsv, fringe)

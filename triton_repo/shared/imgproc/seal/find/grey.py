@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from imgproc.arrays import Mask, Pixels
+
 
 @dataclass(frozen=True)
 class GreyParams:
@@ -70,12 +72,12 @@ class GreyParams:
 DEFAULT_GREY = GreyParams()
 
 
-def toner_mask(hsv: np.ndarray, max_value: int = DEFAULT_GREY.max_value) -> np.ndarray:
+def toner_mask(hsv: Pixels, max_value: int = DEFAULT_GREY.max_value) -> Mask:
     """Boolean mask of the pixels of a white-balanced HSV page darker than `max_value`."""
     return hsv[..., 2] < max_value
 
 
-def long_lines(mask: np.ndarray, params: GreyParams = DEFAULT_GREY) -> np.ndarray:
+def long_lines(mask: Mask, params: GreyParams = DEFAULT_GREY) -> Mask:
     """Boolean mask of the pixels of `mask` on long, nearly level or upright lines (see
     `GreyParams.line_length`)."""
     length = max(1, round(params.line_length * max(mask.shape)))

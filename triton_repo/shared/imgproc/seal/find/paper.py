@@ -19,6 +19,10 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from imgproc.arrays import Mask, Pixels, as_pixels
+
+from ..ink import in_range
+
 
 @dataclass(frozen=True)
 class PaperParams:
@@ -41,7 +45,7 @@ class PaperParams:
 DEFAULT_PAPER = PaperParams()
 
 
-def paper_mask(hsv: np.ndarray, params: PaperParams = DEFAULT_PAPER) -> np.ndarray | None:
+def paper_mask(hsv: Pixels, params: PaperParams = DEFAULT_PAPER) -> Mask | None:
     """Boolean mask, at the page's size, of the sheet in an OpenCV HSV page; None where the
     paper fills the image (no sheet edge) or no sheet is told apart."""
     if not params.enabled:
@@ -50,8 +54,10 @@ def paper_mask(hsv: np.ndarray, params: PaperParams = DEFAULT_PAPER) -> np.ndarr
     scale = min(1.0, params.max_side / max(height, width))
     size = (max(1, round(width * scale)), max(1, round(height * scale)))
     step = max(1, max(height, width) // (2 * params.max_side))  # rows and columns read: cheap
-    small = cv2.resize(np.ascontiguousarray(hsv[::step, ::step]), size, interpolation=cv2.INTER_AREA)
-    bright = cv2.inRange(small, (0, 0, params.min_value), (255, params.max_saturation, 255))
+    small = as_pixels(
+        cv2.resize(np.ascontiguousarray(hsv[::step, ::step]), size, interpolation=cv2.INTER_AREA)
+    )
+    bright = in_range(small, (0, 0, params.min_value), (255, params.max_saturation, 255))
     count, labels, stats, _ = cv2.connectedComponentsWithStats(bright, connectivity=8)
     if count < 2:
         return None
@@ -63,9 +69,9 @@ def paper_mask(hsv: np.ndarray, params: PaperParams = DEFAULT_PAPER) -> np.ndarr
     )
     hull = cv2.convexHull(np.concatenate(outline))
     sheet = np.zeros(bright.shape, np.uint8)
-    cv2.fillConvexPoly(sheet, hull, 1)
+    cv2.fillConvexPoly(sheet, hull, (1,))
     outside = sheet == 0
     fills = sheet.mean() >= params.whole
     if fills or np.count_nonzero(bright[outside]) > params.max_bright_outside * np.count_nonzero(outside):
         return None
-    return cv2.resize(sheet, (width, height), interpolation=cv2.INTER_NEAREST) > 0
+    return as_pixels(cv2.resize(sheet, (width, height), interpolation=cv2.INTER_NEAREST)) > 0

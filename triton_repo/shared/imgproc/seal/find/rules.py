@@ -23,6 +23,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from imgproc.arrays import Floats, Ints, Mask, as_pixels
+
 from ..geometry import turn_matrix
 
 Segment = tuple[tuple[int, int], tuple[int, int], int]  # end, end, thickness (px)
@@ -65,21 +67,21 @@ class RuleParams:
 DEFAULT_RULES = RuleParams()
 
 
-def _shrunk(mask: np.ndarray, factor: int) -> np.ndarray:
+def _shrunk(mask: Mask, factor: int) -> Mask:
     """The mask `factor` times smaller, a pixel set where any pixel it covers was."""
     size = (max(1, mask.shape[1] // factor), max(1, mask.shape[0] // factor))
-    return cv2.resize(mask.astype(np.uint8) * 255, size, interpolation=cv2.INTER_AREA) > 0
+    return as_pixels(cv2.resize(mask.astype(np.uint8) * 255, size, interpolation=cv2.INTER_AREA)) > 0
 
 
-def _long_runs(small: np.ndarray, length: int, across: int, horizontal: bool) -> np.ndarray:
+def _long_runs(small: Mask, length: int, across: int, horizontal: bool) -> Mask:
     """Pixels on straight runs of at least `length` along one axis, allowing `across` of drift."""
     grow = (1, across) if horizontal else (across, 1)  # OpenCV kernel sizes are (width, height)
     line = (length, 1) if horizontal else (1, length)
     banded = cv2.dilate(small.astype(np.uint8), np.ones(grow[::-1], np.uint8))
-    return cv2.morphologyEx(banded, cv2.MORPH_OPEN, np.ones(line[::-1], np.uint8)) > 0
+    return as_pixels(cv2.morphologyEx(banded, cv2.MORPH_OPEN, np.ones(line[::-1], np.uint8))) > 0
 
 
-def _line(points: np.ndarray, params: RuleParams) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _line(points: Ints | Floats, params: RuleParams) -> tuple[Floats, Floats, Floats]:
     """A robust line through (x, y) points, fitted on a spread sample of at most `fit_points`:
     its direction, a point on it, and each point's signed distance from it."""
     step = max(1, len(points) // params.fit_points)
@@ -89,7 +91,7 @@ def _line(points: np.ndarray, params: RuleParams) -> tuple[np.ndarray, np.ndarra
     return np.array([vx, vy]), np.array([x0, y0]), off
 
 
-def _segment(points: np.ndarray, params: RuleParams) -> Segment | None:
+def _segment(points: Ints, params: RuleParams) -> Segment | None:
     """The rule through these ink points of the mask: the rows along the fitted line that are
     inked over `row_fill` of its length (text touching a rule inks a row only here and there),
     or None when no row is."""
@@ -107,7 +109,7 @@ def _segment(points: np.ndarray, params: RuleParams) -> Segment | None:
     return (int(x0), int(y0)), (int(x1), int(y1)), width
 
 
-def _straight(component: np.ndarray, small: np.ndarray, horizontal: bool, params: RuleParams) -> bool:
+def _straight(component: Mask, small: Mask, horizontal: bool, params: RuleParams) -> bool:
     """Whether a run's middle line (small scale) is straight: most of the centres of its ink
     across the run, one per step along it, lie within `straightness_px` of one line. Centres,
     not the ink itself, so a double rule (two lines a few pixels apart, as under an invoice's
@@ -124,9 +126,7 @@ def _straight(component: np.ndarray, small: np.ndarray, horizontal: bool, params
     return float(np.percentile(np.abs(off), params.straight_percentile)) <= params.straightness_px
 
 
-def _rules_in(
-    small: np.ndarray, runs: np.ndarray, mask: np.ndarray, horizontal: bool, params: RuleParams
-) -> list[Segment]:
+def _rules_in(small: Mask, runs: Mask, mask: Mask, horizontal: bool, params: RuleParams) -> list[Segment]:
     """The straight runs among `runs` (small scale), as segments of `mask`'s ink at its own size."""
     count, labels, boxes, _ = cv2.connectedComponentsWithStats(runs.astype(np.uint8))
     found = []
@@ -145,7 +145,7 @@ def _rules_in(
     return found
 
 
-def _segments(mask: np.ndarray, params: RuleParams, min_px: int) -> list[Segment]:
+def _segments(mask: Mask, params: RuleParams, min_px: int) -> list[Segment]:
     """The rules of `mask` (at least `params.min_length` of its long side and `min_px` long)
     that run nearly along its rows or its columns."""
     small = _shrunk(mask, params.shrink)
@@ -160,11 +160,11 @@ def _segments(mask: np.ndarray, params: RuleParams, min_px: int) -> list[Segment
     return found
 
 
-def _turned_segments(mask: np.ndarray, degrees: float, params: RuleParams) -> list[Segment]:
+def _turned_segments(mask: Mask, degrees: float, params: RuleParams) -> list[Segment]:
     """The rules of `mask` that run nearly `degrees` off its rows or columns: sought in the
     mask turned back by that much, on a canvas that holds it all, and turned again."""
     turn, size = turn_matrix((mask.shape[1], mask.shape[0]), degrees)
-    turned = cv2.warpAffine(mask.astype(np.uint8), turn, size, flags=cv2.INTER_NEAREST) > 0
+    turned = as_pixels(cv2.warpAffine(mask.astype(np.uint8), turn, size, flags=cv2.INTER_NEAREST)) > 0
     back = cv2.invertAffineTransform(turn)
     segments = []
     for end0, end1, thickness in _segments(turned, params, params.turned_min_length_px):
@@ -177,7 +177,7 @@ def _total_length(segments: list[Segment]) -> float:
     return float(sum(np.hypot(b[0] - a[0], b[1] - a[1]) for a, b, _ in segments))
 
 
-def rule_pixels(mask: np.ndarray, params: RuleParams = DEFAULT_RULES) -> np.ndarray:
+def rule_pixels(mask: Mask, params: RuleParams = DEFAULT_RULES) -> Mask:
     """Boolean mask of the pixels of `mask` that lie on long, straight, thin printed rules:
     level ones, or on a page without any, those of the one turn in `params.turns` along which
     the most rule length runs (a page photographed askew is askew as a whole; two searches that
@@ -187,5 +187,5 @@ def rule_pixels(mask: np.ndarray, params: RuleParams = DEFAULT_RULES) -> np.ndar
         found = max((_turned_segments(mask, d, params) for d in params.turns), key=_total_length, default=[])
     drawn = np.zeros(mask.shape, np.uint8)
     for end0, end1, thickness in found:
-        cv2.line(drawn, end0, end1, 1, thickness)
+        cv2.line(drawn, end0, end1, (1,), thickness)
     return (drawn > 0) & mask

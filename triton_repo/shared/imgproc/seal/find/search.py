@@ -20,6 +20,8 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
+from imgproc.arrays import Ints, Mask, Pixels, as_ints
+
 from ..fit import DEFAULT_FIT, FitParams, big_enough, crossing, distinct, hull_area, sheet_interior
 from ..fit.params import OverlapParams
 from ..ink import DEFAULT_INK, InkParams, is_grey, to_hsv
@@ -36,23 +38,23 @@ from .textline import in_text_line
 _GROW = np.ones((3, 3), np.uint8)  # the ink grown a pixel: faint, speckled rings read as continuous
 
 
-def _working_mask(mask: np.ndarray, params: FindParams) -> tuple[np.ndarray, float]:
+def _working_mask(mask: Mask, params: FindParams) -> tuple[Mask, float]:
     """Mask shrunk to the working size (thin strokes kept), and the scale applied."""
     scale = min(1.0, params.work_max_side / max(mask.shape))
-    small = mask.astype(np.uint8) * 255
+    small: Ints = mask.astype(np.uint8) * 255
     if scale < 1.0:
         size = (max(1, round(mask.shape[1] * scale)), max(1, round(mask.shape[0] * scale)))
-        small = cv2.resize(small, size, interpolation=cv2.INTER_AREA)
+        small = as_ints(cv2.resize(small, size, interpolation=cv2.INTER_AREA))
     return small > 0, scale
 
 
-def _prepared(ink: np.ndarray, params: FindParams) -> WorkingInk:
+def _prepared(ink: Mask, params: FindParams) -> WorkingInk:
     thick = cv2.dilate(ink.astype(np.uint8), _GROW) > 0
     rules = rule_pixels(ink, params.rules) if params.cut_rules else np.zeros(ink.shape, bool)
     return WorkingInk(ink, thick, rules)
 
 
-def _on_sheet(whole: WorkingInk, sheet: np.ndarray, fit: FitParams) -> WorkingInk:
+def _on_sheet(whole: WorkingInk, sheet: Mask, fit: FitParams) -> WorkingInk:
     """The working ink with what lies off the sheet (at the working size) taken out; the rules
     stay those of the whole mask."""
     return WorkingInk(whole.ink & sheet, whole.thick & sheet, whole.rules, sheet, sheet_interior(sheet, fit))
@@ -68,7 +70,7 @@ def _rescale(region: SealRegion, scale: float, width: int, height: int) -> SealR
     return replace(region, center=center, axes=axes, box=box)
 
 
-def _within(contour: np.ndarray, found: list[SealRegion]) -> bool:
+def _within(contour: Ints, found: list[SealRegion]) -> bool:
     """Whether the blob's centre lies in the box of a seal found already (nothing new there)."""
     x, y, w, h = cv2.boundingRect(contour)
     cx, cy = x + w / 2.0, y + h / 2.0
@@ -82,7 +84,7 @@ def _run_pass(
     factor: float,
     min_width: float,
     found: list[SealRegion],
-    blobs: np.ndarray | None = None,
+    blobs: Mask | None = None,
 ) -> None:
     """Add to `found` the seals of one closing, at least `min_width` across, biggest blobs first
     (a blob inside a seal found already is left alone: a big seal's characters). The blobs are
@@ -141,17 +143,17 @@ def _search(ink: WorkingInk, params: FindParams, fit: FitParams) -> list[SealReg
     return found
 
 
-def _unlined(mask: np.ndarray, params: FindParams) -> np.ndarray:
+def _unlined(mask: Mask, params: FindParams) -> Mask:
     """The working ink without its long straight lines (`grey.long_lines`): the blobs of the
     last pass on a grey page."""
     return mask & ~long_lines(mask, params.grey)
 
 
 def find_seals_in_mask(
-    mask: np.ndarray,
+    mask: Mask,
     params: FindParams = DEFAULT_FIND,
     fit: FitParams = DEFAULT_FIT,
-    paper: np.ndarray | None = None,
+    paper: Mask | None = None,
 ) -> list[SealRegion]:
     """Seals outlined by a boolean red-ink mask, largest first; empty when there are none.
     `paper`: the sheet a photo shows, of the mask's shape (None: the whole image). Seals are
@@ -163,7 +165,7 @@ def find_seals_in_mask(
 
 
 def _without_titles(
-    seals: list[SealRegion], small: np.ndarray, params: FindParams, fit: FitParams
+    seals: list[SealRegion], small: Mask, params: FindParams, fit: FitParams
 ) -> list[SealRegion]:
     """The seals that are no letter of a line of red text (`params.text_lines`). A seal whose
     ring crosses another's is none: seals stamped over each other in a row have neighbours at
@@ -178,9 +180,7 @@ def _without_titles(
     ]
 
 
-def _find_in_mask(
-    mask: np.ndarray, params: FindParams, fit: FitParams, sheet: np.ndarray | None
-) -> list[SealRegion]:
+def _find_in_mask(mask: Mask, params: FindParams, fit: FitParams, sheet: Mask | None) -> list[SealRegion]:
     """`find_seals_in_mask` with the sheet already at the working size (shrunk once a page)."""
     small, scale = _working_mask(mask, params)
     whole = _prepared(small, params)
@@ -209,11 +209,11 @@ def _grey_params(params: FindParams, fit: FitParams) -> tuple[FindParams, FitPar
 
 
 def find_on_page(
-    rgb: np.ndarray,
+    rgb: Pixels,
     ink: InkParams = DEFAULT_INK,
     params: FindParams = DEFAULT_FIND,
     fit: FitParams = DEFAULT_FIT,
-) -> tuple[np.ndarray, list[SealRegion]]:
+) -> tuple[Pixels, list[SealRegion]]:
     """The RGB page white-balanced (once: `balance`), and the seals on it, largest first. The
     mask is taken without the tinted edges of dark print (`fringes`), or, on a page without
     colour, is its toner (`grey`): call this rather than `find_seals_in_mask` on a plain red
@@ -234,7 +234,7 @@ def find_on_page(
 
 
 def find_seals(
-    rgb: np.ndarray,
+    rgb: Pixels,
     ink: InkParams = DEFAULT_INK,
     params: FindParams = DEFAULT_FIND,
     fit: FitParams = DEFAULT_FIT,

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
+from imgproc.arrays import Mask
 
-from ..records import SealRegion
+from ..records import Box, SealRegion
 
 
 @dataclass(frozen=True)
@@ -44,9 +44,7 @@ class TextLineParams:
 DEFAULT_TEXT_LINE = TextLineParams()
 
 
-def _neighbour(
-    mask: np.ndarray, box: tuple[int, int, int, int], columns: tuple[int, int], params: TextLineParams
-) -> bool:
+def _neighbour(mask: Mask, box: Box, columns: tuple[int, int], params: TextLineParams) -> bool:
     """Whether the columns `columns` of `mask` beside the shape boxed by `box` hold a
     neighbouring character."""
     (left, right), (_, y0, _, y1) = columns, box
@@ -64,7 +62,7 @@ def _neighbour(
     return all(part.size > 0 and part.mean() <= params.max_outside for part in (above, below))
 
 
-def in_text_line(region: SealRegion, mask: np.ndarray, params: TextLineParams = DEFAULT_TEXT_LINE) -> bool:
+def in_text_line(region: SealRegion, mask: Mask, params: TextLineParams = DEFAULT_TEXT_LINE) -> bool:
     """Whether the shape `region` found in the boolean ink `mask` (same scale) is a character
     of a line of text: a neighbouring character on its left or its right."""
     x0, y0, x1, y1 = region.box

@@ -15,6 +15,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from imgproc.arrays import Floats, Ints, Mask, Pixels, as_floats, as_pixels
+
 from ..geometry import sample_mask
 from ..records import Outline, SealRegion, Shape, WorkingInk
 from .checks import accept, accept_quad, plausible_size
@@ -23,7 +25,7 @@ from .params import FitParams
 from .quad import hull_quad
 
 
-def _interior_points(contour: np.ndarray, ink: WorkingInk, margin: int) -> np.ndarray:
+def _interior_points(contour: Ints, ink: WorkingInk, margin: int) -> Floats:
     """Contour points not within `margin` of the image's or the sheet's edge (where a cut seal
     is straight)."""
     height, width = ink.ink.shape
@@ -35,18 +37,19 @@ def _interior_points(contour: np.ndarray, ink: WorkingInk, margin: int) -> np.nd
     return pts[keep].astype(np.float32)
 
 
-def _on_hull(points: np.ndarray, blob: np.ndarray, origin: np.ndarray, params: FitParams) -> np.ndarray:
+def _on_hull(points: Floats, blob: Pixels, origin: Floats, params: FitParams) -> Floats:
     """The points on the blob's convex outline: an open ring (a seal cut by the page edge)
     also has an inner edge in its contour, which must not pull the fit inwards."""
-    depth = cv2.distanceTransform(np.pad(blob, 1), cv2.DIST_L2, 3)[1:-1, 1:-1]
+    depth = as_floats(cv2.distanceTransform(np.pad(blob, 1), cv2.DIST_L2, 3))[1:-1, 1:-1]
     local = np.rint(points - origin).astype(int)
     rows = local[:, 1].clip(0, blob.shape[0] - 1)
     cols = local[:, 0].clip(0, blob.shape[1] - 1)
-    return points[depth[rows, cols] <= params.hull_tolerance_px]
+    on_hull: Floats = points[depth[rows, cols] <= params.hull_tolerance_px]
+    return on_hull
 
 
 def _from_points(
-    points: np.ndarray, blob: np.ndarray, origin: np.ndarray, ink: WorkingInk, params: FitParams
+    points: Floats, blob: Pixels, origin: Floats, ink: WorkingInk, params: FitParams
 ) -> SealRegion | None:
     """The seal a plain fit of these outline points gives, or None when neither fit is one.
 
@@ -81,9 +84,7 @@ def _snapped(fit: Outline, ink: WorkingInk, params: FitParams) -> SealRegion | N
     return accept(moved, ink.ink, ink.thick, params, robust=True, paper=ink.paper)
 
 
-def robust_outline(
-    points: np.ndarray, outline: np.ndarray, ink: WorkingInk, params: FitParams
-) -> SealRegion | None:
+def robust_outline(points: Floats, outline: Floats, ink: WorkingInk, params: FitParams) -> SealRegion | None:
     """The seal a RANSAC ellipse through these points gives, or None. A blob whose `outline`
     (all its contour points) is narrower than a seal in some direction, a line of text, is
     not tried."""
@@ -96,14 +97,14 @@ def robust_outline(
     return accept(fit, ink.ink, ink.thick, params, robust=True, paper=ink.paper)
 
 
-def _blob(contour: np.ndarray, shape: tuple[int, ...], margin: int) -> tuple[np.ndarray, np.ndarray]:
+def _blob(contour: Ints, shape: tuple[int, ...], margin: int) -> tuple[Pixels, Floats]:
     """The contour's filled convex hull on a canvas around it, and the canvas origin (x, y)."""
     x, y, w, h = cv2.boundingRect(contour)
     x0, y0 = max(0, x - margin), max(0, y - margin)
     x1, y1 = min(shape[1], x + w + margin), min(shape[0], y + h + margin)
     blob = np.zeros((y1 - y0, x1 - x0), np.uint8)
     # The hull, not the contour: a ring broken by faint ink still outlines a whole disc.
-    cv2.fillConvexPoly(blob, cv2.convexHull(contour) - np.array([x0, y0], np.int32), 1)
+    cv2.fillConvexPoly(blob, cv2.convexHull(contour) - np.array([x0, y0], np.int32), (1,))
     return blob, np.array([x0, y0], np.float32)
 
 
@@ -112,8 +113,8 @@ def _best(found: list[SealRegion | None]) -> SealRegion | None:
 
 
 def plain_outline(
-    contour: np.ndarray, ink: WorkingInk, params: FitParams
-) -> tuple[SealRegion | None, list[np.ndarray]]:
+    contour: Ints, ink: WorkingInk, params: FitParams
+) -> tuple[SealRegion | None, list[Floats]]:
     """The seal a plain fit of a closed-mask contour gives (or None), and the point sets tried.
 
     Both the whole contour and its points on the convex hull are tried: lines touching the
@@ -128,18 +129,18 @@ def plain_outline(
     return _best([_from_points(p, blob, origin, ink, params) for p in sets]), sets
 
 
-def hull_area(contour: np.ndarray) -> float:
+def hull_area(contour: Ints) -> float:
     """Area of the contour's convex hull (a ring broken by faint ink still outlines a disc)."""
     return float(cv2.contourArea(cv2.convexHull(contour)))
 
 
-def big_enough(contour: np.ndarray, params: FitParams) -> bool:
+def big_enough(contour: Ints, params: FitParams) -> bool:
     """Whether the blob's hull holds at least a disc of the smallest seal's size."""
     return hull_area(contour) >= (params.min_size_px / 2.0) ** 2 * np.pi
 
 
-def sheet_interior(sheet: np.ndarray, params: FitParams) -> np.ndarray:
+def sheet_interior(sheet: Mask, params: FitParams) -> Mask:
     """The part of a sheet's mask not within `edge_margin_px` of its edge, where contour points
     are fitted (`_interior_points`)."""
     side = 2 * params.edge_margin_px + 1
-    return cv2.erode(sheet.astype(np.uint8), np.ones((side, side), np.uint8)) > 0
+    return as_pixels(cv2.erode(sheet.astype(np.uint8), np.ones((side, side), np.uint8))) > 0

@@ -15,6 +15,8 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
+from imgproc.arrays import Floats, Mask
+
 from ..geometry import (
     TWO_PI,
     ellipse_offset_points,
@@ -31,11 +33,11 @@ from .quad import quad_fill, quad_outlines
 
 def inset_coverages(
     region: SealRegion,
-    ink: np.ndarray,
-    insets: np.ndarray,
+    ink: Mask,
+    insets: Floats,
     params: FitParams,
-    paper: np.ndarray | None = None,
-) -> np.ndarray:
+    paper: Mask | None = None,
+) -> Floats:
     """Per inset, the share of the visible outline moved that far inwards that lies on ink
     (visible: in the image and on the `paper`, where a photo shows the sheet's edge)."""
     if region.is_elliptic:
@@ -49,11 +51,12 @@ def inset_coverages(
         )
     inside = visible(points, ink.shape[1], ink.shape[0], paper)
     inked = sample_mask(ink, points) & inside
-    return inked.sum(axis=1) / np.maximum(inside.sum(axis=1), 1)
+    shares: Floats = inked.sum(axis=1) / np.maximum(inside.sum(axis=1), 1)
+    return shares
 
 
 def coverage(
-    region: SealRegion, ink: np.ndarray, params: FitParams, paper: np.ndarray | None = None
+    region: SealRegion, ink: Mask, params: FitParams, paper: Mask | None = None
 ) -> tuple[float, float]:
     """Best fraction of an inset outline that hits ink, and the visible fraction of the outline."""
     band = max(1, round(params.border_band_fraction * region.axes[1]))
@@ -62,9 +65,7 @@ def coverage(
     return best, float(visible(outline, ink.shape[1], ink.shape[0], paper).mean())
 
 
-def thin_ring(
-    region: SealRegion, ink: np.ndarray, params: FitParams, paper: np.ndarray | None = None
-) -> bool:
+def thin_ring(region: SealRegion, ink: Mask, params: FitParams, paper: Mask | None = None) -> bool:
     """Whether the border is a thin ring: a seal's text and gaps lie a little way inside it,
     while the stroke of a big red letter O is still solid there."""
     if not region.shape.is_elliptic:
@@ -73,7 +74,7 @@ def thin_ring(
     return float(inset_coverages(region, ink, insets, params, paper).min()) < params.solid_stroke
 
 
-def interior_fill(fit: Outline, ink: np.ndarray, params: FitParams) -> float:
+def interior_fill(fit: Outline, ink: Mask, params: FitParams) -> float:
     """Share of the interior (the fit shrunk by `interior_scale`) that is ink."""
     inner = fit.scaled(params.interior_scale)
     x0, y0, x1, y1 = box_of(inner, ink.shape[1], ink.shape[0])
@@ -114,11 +115,11 @@ def needed_coverage(fit: Outline, robust: bool, params: FitParams) -> float:
 
 def accept(
     fit: Outline,
-    ink: np.ndarray,
-    thick: np.ndarray,
+    ink: Mask,
+    thick: Mask,
     params: FitParams,
     robust: bool = False,
-    paper: np.ndarray | None = None,
+    paper: Mask | None = None,
 ) -> SealRegion | None:
     """The seal `fit` outlines when its ink passes every check, else None. `thick` is the ink
     grown slightly, so that speckled, faint rings read as continuous; `paper`, the sheet a
@@ -142,7 +143,7 @@ def accept(
 
 
 def accept_quad(
-    quad: np.ndarray, ink: np.ndarray, thick: np.ndarray, params: FitParams, paper: np.ndarray | None = None
+    quad: Floats, ink: Mask, thick: Mask, params: FitParams, paper: Mask | None = None
 ) -> SealRegion | None:
     """The rectangular seal a quadrilateral border outlines (a seal photographed at a slant),
     reported as the rectangle around it, when its ink passes the checks; else None."""

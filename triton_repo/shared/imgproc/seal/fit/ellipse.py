@@ -13,12 +13,18 @@ scored all at once, as arrays.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
+from imgproc.arrays import Floats, Ints, Mask, as_floats
+
 from ..geometry import ellipse_extent, inside_image, rect_extent, rotation
-from ..records import Outline, Shape
+from ..records import Box, Outline, Shape
+
+if TYPE_CHECKING:
+    from cv2.typing import RotatedRect
 
 MIN_CONTOUR_POINTS = 5  # cv2.fitEllipse needs five
 SINGULAR = 1e-12  # a determinant this small: repeated points, or a conic that is no ellipse
@@ -47,7 +53,7 @@ class RansacParams:
 DEFAULT_RANSAC = RansacParams()
 
 
-def as_fit(shape: Shape, box: tuple[tuple[float, float], tuple[float, float], float]) -> Outline:
+def as_fit(shape: Shape, box: RotatedRect) -> Outline:
     """An OpenCV rotated box as a fit whose first axis is the long one."""
     (cx, cy), (w, h), angle = box
     if h > w:
@@ -55,7 +61,7 @@ def as_fit(shape: Shape, box: tuple[tuple[float, float], tuple[float, float], fl
     return Outline(shape, (float(cx), float(cy)), (w / 2.0, h / 2.0), float(angle) % 180.0)
 
 
-def box_of(fit: Outline, width: int, height: int) -> tuple[int, int, int, int]:
+def box_of(fit: Outline, width: int, height: int) -> Box:
     """The outline's bounding box (x0, y0, x1, y1), exclusive ends, clipped to a width x height image."""
     extent = rect_extent if fit.shape is Shape.RECT else ellipse_extent
     half_x, half_y = extent(fit.axes, fit.angle_deg)
@@ -64,27 +70,27 @@ def box_of(fit: Outline, width: int, height: int) -> tuple[int, int, int, int]:
     return x0, y0, min(width, int(np.ceil(x + half_x)) + 1), min(height, int(np.ceil(y + half_y)) + 1)
 
 
-def render(fit: Outline, size: tuple[int, int], origin: tuple[int, int] = (0, 0)) -> np.ndarray:
+def render(fit: Outline, size: tuple[int, ...], origin: tuple[int, int] = (0, 0)) -> Mask:
     """Boolean mask of the filled outline on a canvas of `size` (rows, columns) whose top-left
     pixel is `origin` (x, y) of the fit's frame."""
     canvas = np.zeros(size, np.uint8)
     center = (fit.center[0] - origin[0], fit.center[1] - origin[1])
     full = (fit.axes[0] * 2.0, fit.axes[1] * 2.0)
     if fit.shape is Shape.RECT:
-        corners = cv2.boxPoints((center, full, fit.angle_deg))
-        cv2.fillPoly(canvas, [np.rint(corners).astype(np.int32)], 1)
+        corners = as_floats(cv2.boxPoints((center, full, fit.angle_deg)))
+        cv2.fillPoly(canvas, [np.rint(corners).astype(np.int32)], (1,))
     else:
-        cv2.ellipse(canvas, (center, full, fit.angle_deg), 1, -1)
+        cv2.ellipse(canvas, (center, full, fit.angle_deg), (1,), -1)
     return canvas > 0
 
 
-def iou(a: np.ndarray, b: np.ndarray) -> float:
+def iou(a: Mask, b: Mask) -> float:
     """Intersection over union of two boolean masks."""
     union = np.count_nonzero(a | b)
     return np.count_nonzero(a & b) / union if union else 0.0
 
 
-def _blob_iou(fit: Outline, blob: np.ndarray, origin: tuple[int, int], page: tuple[int, ...]) -> float:
+def _blob_iou(fit: Outline, blob: Mask, origin: tuple[int, int], page: tuple[int, ...]) -> float:
     """IoU of a fit (clipped to the page) with a blob given on a canvas whose top-left pixel is
     `origin`; rendered on a window holding both, so a fit larger than the canvas counts whole."""
     fx0, fy0, fx1, fy1 = box_of(fit, page[1], page[0])
@@ -97,7 +103,7 @@ def _blob_iou(fit: Outline, blob: np.ndarray, origin: tuple[int, int], page: tup
 
 
 def plain_fits(
-    points: np.ndarray, blob: np.ndarray, origin: tuple[int, int], page: tuple[int, ...]
+    points: Floats, blob: Mask, origin: tuple[int, int], page: tuple[int, ...]
 ) -> list[tuple[Outline, float]]:
     """The plain ellipse and rectangle fits of (x, y) page points with their IoU with the blob
     (a boolean canvas whose top-left pixel is `origin`), the better first."""
@@ -106,17 +112,19 @@ def plain_fits(
     return sorted(scored, key=lambda item: item[1], reverse=True)
 
 
-def radial_distance(fit: Outline, points: np.ndarray) -> np.ndarray:
+def radial_distance(fit: Outline, points: Floats) -> Floats:
     """Each point's distance from the centre in units of the ellipse radius in its direction."""
     local = (points - np.asarray(fit.center)) @ rotation(fit.angle_deg)
-    return np.hypot(local[:, 0] / fit.axes[0], local[:, 1] / fit.axes[1])
+    distance: Floats = np.hypot(local[:, 0] / fit.axes[0], local[:, 1] / fit.axes[1])
+    return distance
 
 
-def _inliers(fit: Outline, points: np.ndarray, params: RansacParams) -> np.ndarray:
-    return np.abs(radial_distance(fit, points) - 1.0) <= params.tolerance
+def _inliers(fit: Outline, points: Floats, params: RansacParams) -> Mask:
+    near: Mask = np.abs(radial_distance(fit, points) - 1.0) <= params.tolerance
+    return near
 
 
-def _conics(samples: np.ndarray) -> np.ndarray:
+def _conics(samples: Floats) -> Floats:
     """Rows (A, B, C, D, E, F) of the conic A x^2 + B xy + C y^2 + D x + E y + F = 0 through
     each set of five points (all zero where there is none); samples has shape (sets, 5, 2)."""
     x, y = samples[..., 0], samples[..., 1]
@@ -131,7 +139,7 @@ def _conics(samples: np.ndarray) -> np.ndarray:
     return np.concatenate([quadric, -np.ones((len(quadric), 1))], axis=1)
 
 
-def _ellipses(conics: np.ndarray) -> np.ndarray:
+def _ellipses(conics: Floats) -> Floats:
     """Rows (cx, cy, a, b, angle_deg) of the conics that are real ellipses (others dropped)."""
     conics = conics * np.sign(conics[:, 0] + conics[:, 2])[:, None]  # a + c > 0: level < 0 inside
     a, b, c, d, e, f = conics.T
@@ -146,10 +154,11 @@ def _ellipses(conics: np.ndarray) -> np.ndarray:
         major, minor = np.sqrt(-level / small), np.sqrt(-level / large)
     angle = np.rad2deg(0.5 * np.arctan2(-b, c - a)) % 180.0  # the direction of the small eigenvalue
     rows = np.stack([cx, cy, major, minor, angle], axis=1)
-    return rows[np.all(np.isfinite(rows), axis=1)]
+    finite: Floats = rows[np.all(np.isfinite(rows), axis=1)]
+    return finite
 
 
-def _picks(count: int, params: RansacParams) -> np.ndarray:
+def _picks(count: int, params: RansacParams) -> Ints:
     """Indices (rounds x sample) of contour points for RANSAC: one point from each of equal
     stretches of the whole contour (spread samples fit stably), or, for `arc_share` of the
     rounds, of a random stretch of it (a seal merged with print keeps a stretch of clean ring)."""
@@ -163,7 +172,7 @@ def _picks(count: int, params: RansacParams) -> np.ndarray:
     return ((starts[:, None] + offsets * spans[:, None]) * count).astype(int) % count
 
 
-def _hypotheses(points: np.ndarray, params: RansacParams) -> np.ndarray:
+def _hypotheses(points: Floats, params: RansacParams) -> Floats:
     """RANSAC ellipses as rows (cx, cy, a, b, angle_deg) through samples of the contour. The
     points are centred and scaled first, which keeps the five-point systems well conditioned."""
     mean, spread = points.mean(axis=0), max(float(points.std()), 1.0)
@@ -173,7 +182,7 @@ def _hypotheses(points: np.ndarray, params: RansacParams) -> np.ndarray:
     return rows
 
 
-def _sane(rows: np.ndarray, points: np.ndarray, params: RansacParams) -> np.ndarray:
+def _sane(rows: Floats, points: Floats, params: RansacParams) -> Mask:
     """Hypotheses centred near the contour (within `centre_reach` of its extent beside it: an
     arc of a ring cut by the page edge has its centre beside it), no larger than that reach,
     and not too elongated."""
@@ -182,10 +191,11 @@ def _sane(rows: np.ndarray, points: np.ndarray, params: RansacParams) -> np.ndar
     low, high = low - reach, high + reach
     inside = np.all((rows[:, :2] >= low) & (rows[:, :2] <= high), axis=1)
     small = rows[:, 2] <= float(np.max(high - low))
-    return inside & small & (rows[:, 3] > 0) & (rows[:, 2] <= params.max_aspect * rows[:, 3])
+    sane: Mask = inside & small & (rows[:, 3] > 0) & (rows[:, 2] <= params.max_aspect * rows[:, 3])
+    return sane
 
 
-def _outline_ink(rows: np.ndarray, ink: np.ndarray, params: RansacParams) -> np.ndarray:
+def _outline_ink(rows: Floats, ink: Mask, params: RansacParams) -> Floats:
     """Per hypothesis, the share of its visible outline (just inside its outer edge) on ink."""
     t = np.linspace(0.0, 2.0 * np.pi, params.outline_samples, endpoint=False)
     a, b = rows[:, 2:3] - params.outline_inset_px, rows[:, 3:4] - params.outline_inset_px
@@ -197,10 +207,11 @@ def _outline_ink(rows: np.ndarray, ink: np.ndarray, params: RansacParams) -> np.
     cols = np.clip(np.rint(points[..., 0]).astype(int), 0, ink.shape[1] - 1)
     lines = np.clip(np.rint(points[..., 1]).astype(int), 0, ink.shape[0] - 1)
     inked = ink[lines, cols] & inside
-    return inked.sum(axis=1) / np.maximum(inside.sum(axis=1), 1)
+    share: Floats = inked.sum(axis=1) / np.maximum(inside.sum(axis=1), 1)
+    return share
 
 
-def ransac_ellipse(points: np.ndarray, ink: np.ndarray, params: RansacParams) -> Outline | None:
+def ransac_ellipse(points: Floats, ink: Mask, params: RansacParams) -> Outline | None:
     """The ellipse through contour samples whose outline runs on ink the most, or None.
 
     Lines and text touching a seal drag a least-squares fit off the ring; hypotheses through
@@ -222,13 +233,13 @@ def ransac_ellipse(points: np.ndarray, ink: np.ndarray, params: RansacParams) ->
     )
 
 
-def refit(fit: Outline, points: np.ndarray, params: RansacParams) -> Outline:
+def refit(fit: Outline, points: Floats, params: RansacParams) -> Outline:
     """The least-squares ellipse of the points that agree with `fit` (itself when too few do)."""
     near = _inliers(fit, points, params)
     return as_fit(Shape.OVAL, cv2.fitEllipse(points[near])) if near.sum() >= MIN_CONTOUR_POINTS else fit
 
 
-def fit_ellipse(points: np.ndarray, ink: np.ndarray, params: RansacParams) -> Outline:
+def fit_ellipse(points: Floats, ink: Mask, params: RansacParams) -> Outline:
     """Least-squares ellipse, by RANSAC when too few points agree with it, refitted on inliers."""
     fit = as_fit(Shape.OVAL, cv2.fitEllipse(points))
     if _inliers(fit, points, params).mean() < params.min_inlier_fraction:
@@ -236,7 +247,7 @@ def fit_ellipse(points: np.ndarray, ink: np.ndarray, params: RansacParams) -> Ou
     return refit(fit, points, params)
 
 
-def ring_points(fit: Outline, ink: np.ndarray, params: RansacParams) -> np.ndarray:
+def ring_points(fit: Outline, ink: Mask, params: RansacParams) -> Floats:
     """float32[N, 2]: along each of `outline_samples` rays from the fit's centre, through its
     outline, the outermost ink within `snap_reach` of the outline (rays without ink left out):
     the ring is a seal's outermost ink, wherever the contour the fit came from strayed.
@@ -258,10 +269,11 @@ def ring_points(fit: Outline, ink: np.ndarray, params: RansacParams) -> np.ndarr
     hit[inside] = ink[ys[inside], xs[inside]]
     rays = np.nonzero(hit.any(axis=1))[0]
     last = hit.shape[1] - 1 - np.argmax(hit[rays, ::-1], axis=1)
-    return np.stack([xs[rays, last], ys[rays, last]], axis=1).astype(np.float32)
+    ring: Floats = np.stack([xs[rays, last], ys[rays, last]], axis=1).astype(np.float32)
+    return ring
 
 
-def snapped(fit: Outline, ink: np.ndarray, params: RansacParams) -> Outline | None:
+def snapped(fit: Outline, ink: Mask, params: RansacParams) -> Outline | None:
     """The ellipse through the ring around `fit` (`ring_points`, robustly: rules crossing the
     ring give outliers), or None. A fit dragged off a ring by a table merged with it lies
     near the ring, and the ring shows along most rays from its centre."""

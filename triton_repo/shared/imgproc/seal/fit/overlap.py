@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from imgproc.arrays import Floats, Mask
+
 from ..geometry import outline_points
 from ..records import Outline, SealRegion, WorkingInk
 from .checks import accept
@@ -54,7 +56,7 @@ def crossing(fit: Outline, other: Outline, params: OverlapParams = DEFAULT_OVERL
     return True
 
 
-def _outside_all(points: np.ndarray, found: list[SealRegion], params: OverlapParams) -> np.ndarray:
+def _outside_all(points: Floats, found: list[SealRegion], params: OverlapParams) -> Mask:
     """Boolean mask of the points outside every found seal."""
     keep = np.ones(len(points), bool)
     for region in found:
@@ -62,9 +64,7 @@ def _outside_all(points: np.ndarray, found: list[SealRegion], params: OverlapPar
     return keep
 
 
-def overlapping(
-    points: np.ndarray, first: SealRegion, ink: WorkingInk, params: FitParams
-) -> list[SealRegion]:
+def overlapping(points: Floats, first: SealRegion, ink: WorkingInk, params: FitParams) -> list[SealRegion]:
     """The other seals stamped over `first` in the blob whose contour points are `points` (at
     find's working scale), in the order found; empty where its contour is `first`'s alone."""
     overlap = params.overlap

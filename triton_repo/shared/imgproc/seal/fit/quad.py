@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from imgproc.arrays import Floats, Mask, as_floats
+
 CORNERS = 4
 
 
@@ -28,15 +30,15 @@ class QuadParams:
 DEFAULT_QUAD = QuadParams()
 
 
-def hull_quad(points: np.ndarray, params: QuadParams = DEFAULT_QUAD) -> np.ndarray | None:
+def hull_quad(points: Floats, params: QuadParams = DEFAULT_QUAD) -> Floats | None:
     """The convex hull of (x, y) points as a quadrilateral (4 x 2 corners), or None when it
     is not near one."""
     hull = cv2.convexHull(points.astype(np.float32))
     corners = cv2.approxPolyDP(hull, params.corner_tolerance * cv2.arcLength(hull, True), True)
-    return corners.reshape(-1, 2).astype(np.float64) if len(corners) == CORNERS else None
+    return as_floats(corners).reshape(-1, 2).astype(np.float64) if len(corners) == CORNERS else None
 
 
-def inset_quad(quad: np.ndarray, inset: float) -> np.ndarray:
+def inset_quad(quad: Floats, inset: float) -> Floats:
     """The convex quadrilateral with every side moved `inset` px inwards along its normal."""
     sides = np.roll(quad, -1, axis=0) - quad
     normals = np.stack([sides[:, 1], -sides[:, 0]], axis=1) / np.linalg.norm(sides, axis=1)[:, None]
@@ -48,7 +50,7 @@ def inset_quad(quad: np.ndarray, inset: float) -> np.ndarray:
     return np.linalg.solve(systems, np.stack([offsets[previous], offsets], axis=1)[..., None])[..., 0]
 
 
-def quad_outlines(quad: np.ndarray, count: int, insets: np.ndarray) -> np.ndarray:
+def quad_outlines(quad: Floats, count: int, insets: Floats) -> Floats:
     """(x, y) points along the quadrilateral moved inwards by each inset: shape (insets, count, 2),
     `count` points spread along the sides by their length (at inset 0), clockwise."""
     sides = np.roll(quad, -1, axis=0) - quad
@@ -60,10 +62,11 @@ def quad_outlines(quad: np.ndarray, count: int, insets: np.ndarray) -> np.ndarra
     step = inset_quad(quad, 1.0) - quad
     corners = quad[None] + np.asarray(insets, dtype=float)[:, None, None] * step[None]
     nxt = np.roll(corners, -1, axis=1)
-    return corners[:, side] + (nxt[:, side] - corners[:, side]) * along[None]
+    points: Floats = corners[:, side] + (nxt[:, side] - corners[:, side]) * along[None]
+    return points
 
 
-def quad_fill(quad: np.ndarray, ink: np.ndarray, scale: float) -> float:
+def quad_fill(quad: Floats, ink: Mask, scale: float) -> float:
     """Share of the quadrilateral scaled by `scale` about its centre that is ink."""
     inner = quad.mean(axis=0) + (quad - quad.mean(axis=0)) * scale
     x0, y0 = np.maximum(np.floor(inner.min(axis=0)).astype(int), 0)
@@ -71,5 +74,5 @@ def quad_fill(quad: np.ndarray, ink: np.ndarray, scale: float) -> float:
     if x1 <= x0 or y1 <= y0:
         return 0.0
     inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillPoly(inside, [np.rint(inner - (x0, y0)).astype(np.int32)], 1)
+    cv2.fillPoly(inside, [np.rint(inner - (x0, y0)).astype(np.int32)], (1,))
     return np.count_nonzero(ink[y0:y1, x0:x1] & (inside > 0)) / max(1, np.count_nonzero(inside))

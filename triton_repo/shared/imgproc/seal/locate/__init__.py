@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
-import numpy as np
+from imgproc.arrays import Floats, Mask
 
 from ..records import Located, SealCrop, SealRegion, SealText
 from .classical import classical_text
@@ -25,13 +25,13 @@ from .params import DEFAULT_LOCATE, LocateParams
 from .rim import bounded_rim, locate_arcs, up_vector
 
 # The seal text detector: its input tensor in, its output map out.
-Detector = Callable[[np.ndarray], Awaitable[np.ndarray]]
+Detector = Callable[[Floats], Awaitable[Floats]]
 
 __all__ = ["DEFAULT_LOCATE", "Detector", "LocateParams", "locate", "locate_seal", "with_inner"]
 
 
 def locate(
-    prob: np.ndarray, ink: np.ndarray, region: SealRegion, params: LocateParams = DEFAULT_LOCATE
+    prob: Floats, ink: Mask, region: SealRegion, params: LocateParams = DEFAULT_LOCATE
 ) -> SealText | None:
     """Where the text of the seal `region` (crop pixels) is, from the detector's map and the
     seal's ink mask over the crop; None when the map shows no rim."""
@@ -44,8 +44,8 @@ def locate(
 
 def with_inner(
     text: SealText,
-    prob: np.ndarray,
-    ink: np.ndarray,
+    prob: Floats,
+    ink: Mask,
     region: SealRegion,
     params: LocateParams = DEFAULT_LOCATE,
 ) -> SealText:

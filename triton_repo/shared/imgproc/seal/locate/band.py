@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from imgproc.arrays import Floats, Mask
+
 from ..geometry import TWO_PI, inside_image, outline_offset_points, sample_mask
 from ..records import Band, SealRegion
 
@@ -41,8 +43,8 @@ DEFAULT_BAND = BandParams()
 
 
 def radial_profile(
-    mask: np.ndarray, region: SealRegion, params: BandParams = DEFAULT_BAND
-) -> tuple[np.ndarray, np.ndarray]:
+    mask: Mask, region: SealRegion, params: BandParams = DEFAULT_BAND
+) -> tuple[Floats, Floats]:
     """Insets (px) and the share of the visible inset outline that is ink at each."""
     b = region.axes[1]
     insets = np.linspace(0.0, params.profile_depth * b, params.profile_steps)
@@ -53,7 +55,7 @@ def radial_profile(
     return insets, (ink.sum(axis=1) / np.maximum(inside.sum(axis=1), 1)).astype(np.float64)
 
 
-def _ring_end(insets: np.ndarray, coverage: np.ndarray, b: float, params: BandParams) -> int:
+def _ring_end(insets: Floats, coverage: Floats, b: float, params: BandParams) -> int:
     """Index of the first inset past the border ring."""
     search = max(1, int(np.searchsorted(insets, params.ring_search * b)))
     peak = int(np.argmax(coverage[:search]))
@@ -61,13 +63,13 @@ def _ring_end(insets: np.ndarray, coverage: np.ndarray, b: float, params: BandPa
     return peak + int(below[0]) if below.size else search
 
 
-def _text_outer(insets: np.ndarray, coverage: np.ndarray, ring_end: int, b: float, params: BandParams) -> int:
+def _text_outer(insets: Floats, coverage: Floats, ring_end: int, b: float, params: BandParams) -> int:
     """Index of the text's outer edge: the emptiest inset just past the ring."""
     near = max(ring_end + 1, int(np.searchsorted(insets, insets[ring_end] + params.ring_gap * b)))
     return ring_end + int(np.argmin(coverage[ring_end:near]))
 
 
-def _text_inner(insets: np.ndarray, coverage: np.ndarray, start: int, b: float, params: BandParams) -> float:
+def _text_inner(insets: Floats, coverage: Floats, start: int, b: float, params: BandParams) -> float:
     """Inset where the rim text ends: coverage falls below `text_edge` of the text's peak, at
     least `min_text` past the outer edge and half of that past the onset (where coverage first
     reaches `text_onset` of the peak: text may stand well off the ring)."""
@@ -84,7 +86,7 @@ def _text_inner(insets: np.ndarray, coverage: np.ndarray, start: int, b: float, 
     return float(insets[ends[0]]) if ends.size else float(onset + params.default_text * b)
 
 
-def estimate_band(mask: np.ndarray, region: SealRegion, params: BandParams = DEFAULT_BAND) -> Band:
+def estimate_band(mask: Mask, region: SealRegion, params: BandParams = DEFAULT_BAND) -> Band:
     """The rim-text band of an elliptic seal, from a boolean ink mask of the page."""
     insets, coverage = radial_profile(mask, region, params)
     b = region.axes[1]

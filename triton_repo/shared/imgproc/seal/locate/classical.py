@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from imgproc.arrays import Floats, Pixels
+
 from ..geometry import outline_offset_points, parameter_at, rotation, unwrap_band
 from ..ink import stretch_contrast
 from ..records import Band, ClassicalText, RectText, SealCrop, SealRegion, TextArc
@@ -22,12 +24,12 @@ from .layout import rim_candidates, rim_layout, without_rules
 from .params import DEFAULT_CLASSICAL, ClassicalParams
 
 
-def up_direction(region: SealRegion, band: Band, centre_share: float) -> np.ndarray:
+def up_direction(region: SealRegion, band: Band, centre_share: float) -> Floats:
     """Unit vector (image frame) from the seal centre towards the middle of the rim text."""
     inset = band.middle
     t = parameter_at(region, inset, np.array([centre_share]))
     point = outline_offset_points(region, t, np.array([inset]))[0]
-    vector = point - np.asarray(region.center)
+    vector: Floats = point - np.asarray(region.center)
     vector = vector / max(float(np.linalg.norm(vector)), 1e-9)
     if region.shape.has_axes:  # an oval's text is centred on its short axis: snap to it
         minor = rotation(region.angle_deg) @ np.array([0.0, 1.0])
@@ -40,7 +42,7 @@ def nearest_upright(angle_deg: float) -> float:
     return (angle_deg + 90.0) % 180.0 - 90.0
 
 
-def _code_arc(full: np.ndarray, band: Band, code: Run, ink_level: int, params: ClassicalParams) -> TextArc:
+def _code_arc(full: Pixels, band: Band, code: Run, ink_level: int, params: ClassicalParams) -> TextArc:
     """The bottom-arc code over just the rows of the band it occupies, read turned."""
     height, width = full.shape
     rows = np.nonzero((full[:, code.columns(width)] < ink_level).mean(axis=1) >= params.code_ink_rows)[0]

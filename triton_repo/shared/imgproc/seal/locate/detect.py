@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from imgproc.arrays import Floats, Pixels, as_floats, as_pixels
 from imgproc.imaging import WHITE
 
 from ..geometry import turn_matrix
@@ -52,7 +53,7 @@ def level_turn(region: SealRegion) -> float:
     return -((region.angle_deg + 90.0) % 180.0 - 90.0)
 
 
-def upright_turn(up: np.ndarray) -> float:
+def upright_turn(up: Floats) -> float:
     """Degrees to turn a crop (clockwise on screen, as `level_turn`) so that the image
     direction `up` points up the page, in (-180, 180]."""
     turn = -90.0 - float(np.degrees(np.arctan2(up[1], up[0])))
@@ -67,22 +68,26 @@ def _snapped(height: int, width: int, side: int) -> tuple[int, int]:
     )
 
 
-def seal_det_input(bgr: np.ndarray, turn: float, params: DetParams = DEFAULT_DET) -> np.ndarray:
+def seal_det_input(bgr: Pixels, turn: float, params: DetParams = DEFAULT_DET) -> Floats:
     """float32[1, 3, H, W] detector input of a BGR seal crop turned by `turn` degrees."""
     matrix, canvas = turn_matrix((bgr.shape[1], bgr.shape[0]), turn)
     turned = (
-        cv2.warpAffine(bgr, matrix, canvas, flags=cv2.INTER_LINEAR, borderValue=(WHITE,) * 3) if turn else bgr
+        as_pixels(cv2.warpAffine(bgr, matrix, canvas, flags=cv2.INTER_LINEAR, borderValue=(WHITE,) * 3))
+        if turn
+        else bgr
     )
     height, width = _snapped(turned.shape[0], turned.shape[1], params.side)
-    scaled = cv2.resize(turned, (width, height)).astype(np.float32) * np.float32(1.0 / 255.0)
+    scaled = as_pixels(cv2.resize(turned, (width, height))).astype(np.float32) * np.float32(1.0 / 255.0)
     return np.ascontiguousarray(((scaled - IMAGENET_MEAN) / IMAGENET_STD).transpose(2, 0, 1)[None])
 
 
-def text_map(output: np.ndarray, crop_shape: tuple[int, ...], turn: float) -> np.ndarray:
+def text_map(output: Floats, crop_shape: tuple[int, ...], turn: float) -> Floats:
     """The detector's output as a float32 probability map over the (unturned) crop."""
     height, width = crop_shape[:2]
     matrix, canvas = turn_matrix((width, height), turn)
-    prob = cv2.resize(np.asarray(output, np.float32).reshape(output.shape[-2:]), canvas)
+    prob = as_floats(cv2.resize(np.asarray(output, np.float32).reshape(output.shape[-2:]), canvas))
     if not turn:
         return prob
-    return cv2.warpAffine(prob, matrix, (width, height), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+    return as_floats(
+        cv2.warpAffine(prob, matrix, (width, height), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+    )

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from imgproc.arrays import Floats, Pixels, as_pixels
 from imgproc.imaging import WHITE
 
 from ..records import Candidate
@@ -67,33 +68,34 @@ class RimLayout:
     gaps: tuple[Run, ...]  # widest first
 
 
-def _row_share(strip: np.ndarray, rows: tuple[float, float], level: int) -> np.ndarray:
+def _row_share(strip: Pixels, rows: tuple[float, float], level: int) -> Floats:
     """Share of ink per column within rows [low, high) (shares of the strip height)."""
     height = strip.shape[0]
     low = int(rows[0] * height)
-    return (strip[low : max(low + 1, int(rows[1] * height))] < level).mean(axis=0)
+    share: Floats = (strip[low : max(low + 1, int(rows[1] * height))] < level).mean(axis=0)
+    return share
 
 
-def without_rules(strip: np.ndarray, params: LayoutParams = DEFAULT_LAYOUT) -> np.ndarray:
+def without_rules(strip: Pixels, params: LayoutParams = DEFAULT_LAYOUT) -> Pixels:
     """The strip with long horizontal lines whitened: where the fit strays, the border ring
     grazes the band's edge, and no rim character has a stroke that long."""
     length = max(3, round(params.rule_length * strip.shape[0]))
     ink = (strip < params.ink_level).astype(np.uint8)
     ink[round(params.rule_rows * strip.shape[0]) :] = 0
-    rules = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, length), np.uint8))
-    rules = cv2.dilate(rules, np.ones((3, 3), np.uint8)) > 0
+    lines = as_pixels(cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, length), np.uint8)))
+    rules = as_pixels(cv2.dilate(lines, np.ones((3, 3), np.uint8))) > 0
     out = strip.copy()
     out[rules] = WHITE
     return out
 
 
-def angular_profile(strip: np.ndarray, params: LayoutParams = DEFAULT_LAYOUT) -> np.ndarray:
+def angular_profile(strip: Pixels, params: LayoutParams = DEFAULT_LAYOUT) -> Floats:
     """Share of ink per column in the outer rows of a gray full-band strip, smoothed circularly."""
     share = _row_share(strip, params.profile_rows, params.ink_level)
     return smoothed(share, round(params.smooth * strip.shape[0]))
 
 
-def code_profile(strip: np.ndarray, params: LayoutParams = DEFAULT_LAYOUT) -> np.ndarray:
+def code_profile(strip: Pixels, params: LayoutParams = DEFAULT_LAYOUT) -> Floats:
     """1 where a column looks like small code digits (ink only near the ring), else 0."""
     height = strip.shape[0]
     window = round(params.code_smooth * height)
@@ -102,7 +104,7 @@ def code_profile(strip: np.ndarray, params: LayoutParams = DEFAULT_LAYOUT) -> np
     return ((top >= params.gap_level) & (low <= params.code_low_ratio * top)).astype(np.float64)
 
 
-def find_gaps(profile: np.ndarray, min_width: int, level: float) -> list[Run]:
+def find_gaps(profile: Floats, min_width: int, level: float) -> list[Run]:
     """Circular runs of at least `min_width` columns below `level`, widest first."""
     gaps = [run for run in circular_runs(profile < level) if run.length >= min_width]
     return sorted(gaps, key=lambda run: run.length, reverse=True)
@@ -112,7 +114,7 @@ def _longest_first(runs: list[Run]) -> list[Run]:
     return sorted(runs, key=lambda run: run.length, reverse=True)
 
 
-def _code_arc(strip: np.ndarray, params: LayoutParams) -> Run | None:
+def _code_arc(strip: Pixels, params: LayoutParams) -> Run | None:
     """The code: the longest run of code-like columns, if long enough (rim characters fill
     the band's height, so they never look like code; inner-line tops only reach its bottom).
     Runs split by a faint digit or two are joined first."""
@@ -121,13 +123,13 @@ def _code_arc(strip: np.ndarray, params: LayoutParams) -> Run | None:
     return runs[0] if runs and runs[0].length >= params.code_min * height else None
 
 
-def _trimmed(arc: Run, profile: np.ndarray, level: float) -> Run:
+def _trimmed(arc: Run, profile: Floats, level: float) -> Run:
     """`arc` without the empty columns at its ends."""
     inked = np.nonzero(profile[arc.columns(len(profile))] >= level)[0]
     return Run(arc.start + int(inked[0]), arc.start + int(inked[-1]) + 1) if inked.size else arc
 
 
-def rim_layout(strip: np.ndarray, params: LayoutParams = DEFAULT_LAYOUT) -> RimLayout:
+def rim_layout(strip: Pixels, params: LayoutParams = DEFAULT_LAYOUT) -> RimLayout:
     """Rim run, code run and gaps of a gray full-band strip (ink dark)."""
     height, width = strip.shape[:2]
     profile = angular_profile(strip, params)
@@ -163,15 +165,15 @@ def _inner_gaps(arc: Run, gaps: tuple[Run, ...], width: int) -> list[Run]:
     return sorted(inside, key=lambda g: g.start)
 
 
-def _spans_band(strip: np.ndarray, arc: Run, params: LayoutParams) -> bool:
+def _spans_band(strip: Pixels, arc: Run, params: LayoutParams) -> bool:
     """Whether the columns of `arc` have ink both in the outer and in the inner rows."""
     piece = strip[:, arc.columns(strip.shape[1])]
-    top = _row_share(piece, params.code_top_rows, params.ink_level).max(initial=0.0)
-    low = _row_share(piece, params.code_low_rows, params.ink_level).max(initial=0.0)
+    top: float = _row_share(piece, params.code_top_rows, params.ink_level).max(initial=0.0)
+    low: float = _row_share(piece, params.code_low_rows, params.ink_level).max(initial=0.0)
     return min(top, low) >= params.island_rows
 
 
-def _trim_once(strip: np.ndarray, arc: Run, gaps: tuple[Run, ...], params: LayoutParams) -> Run:
+def _trim_once(strip: Pixels, arc: Run, gaps: tuple[Run, ...], params: LayoutParams) -> Run:
     height, width = strip.shape[:2]
     inner = _inner_gaps(arc, gaps, width)
     island = params.island * height
@@ -192,7 +194,7 @@ def _trim_once(strip: np.ndarray, arc: Run, gaps: tuple[Run, ...], params: Layou
 
 
 def without_stray_ends(
-    strip: np.ndarray, arc: Run, gaps: tuple[Run, ...], params: LayoutParams = DEFAULT_LAYOUT
+    strip: Pixels, arc: Run, gaps: tuple[Run, ...], params: LayoutParams = DEFAULT_LAYOUT
 ) -> Run:
     """`arc` without short islands of ink at its ends that are not rim characters."""
     for _ in range(params.max_trims):

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from imgproc.arrays import Floats, Ints, Mask, as_floats
+
 from ..geometry import outline_offset_points, parameter_at
 from ..records import SealRegion, TextArc
 from .polar import DEFAULT_POLAR, PolarParams
@@ -52,7 +54,7 @@ class LineParams:
 DEFAULT_LINES = LineParams()
 
 
-def _sector(region: SealRegion, arc: TextArc, samples: int) -> np.ndarray:
+def _sector(region: SealRegion, arc: TextArc, samples: int) -> Ints:
     """The outline (crop pixels, int32) of the band of `arc` over its span, down to where its
     own text ends (`TextArc.text_band`)."""
     shares = arc.start + arc.span * np.linspace(0.0, 1.0, samples)
@@ -61,10 +63,11 @@ def _sector(region: SealRegion, arc: TextArc, samples: int) -> np.ndarray:
     for inset in (band.outer, band.inner):
         t = parameter_at(region, inset, shares)
         edges.append(outline_offset_points(region, t, np.full(t.shape, inset)))
-    return np.rint(np.vstack([edges[0], edges[1][::-1]])).astype(np.int32)
+    outline: Ints = np.rint(np.vstack([edges[0], edges[1][::-1]])).astype(np.int32)
+    return outline
 
 
-def _upright_order(box: np.ndarray, up: np.ndarray) -> np.ndarray:
+def _upright_order(box: Floats, up: Floats) -> Floats:
     """A box's corners as tl, tr, br, bl in the frame whose top is `up`."""
     right = np.array([-up[1], up[0]])
     high = np.argsort(-(box @ up))
@@ -75,31 +78,31 @@ def _upright_order(box: np.ndarray, up: np.ndarray) -> np.ndarray:
     return box[[top[0], top[1], bottom[1], bottom[0]]].astype(np.float32)
 
 
-def _line_quad(points: np.ndarray, up: np.ndarray, params: LineParams) -> np.ndarray:
+def _line_quad(points: Ints, up: Floats, params: LineParams) -> Floats:
     """A padded minimum-area box around a line's pixels, corners in reading order."""
     (cx, cy), (width, height), angle = cv2.minAreaRect(points.astype(np.float32))
     grow = 2.0 * params.line_pad * min(width, height)
-    return _upright_order(cv2.boxPoints(((cx, cy), (width + grow, height + grow), angle)), up)
+    return _upright_order(as_floats(cv2.boxPoints(((cx, cy), (width + grow, height + grow), angle))), up)
 
 
-Frame = tuple[np.ndarray, np.ndarray, float]  # a box's centre, reading direction, height
+Frame = tuple[Floats, Floats, float]  # a box's centre, reading direction, height
 
 
-def _frame(quad: np.ndarray) -> Frame:
+def _frame(quad: Floats) -> Frame:
     """A box's centre, unit reading direction and height (corners tl, tr, br, bl)."""
     along = quad[1] - quad[0]
     axis = along / max(float(np.linalg.norm(along)), 1e-9)
     return quad.mean(axis=0), axis, float(np.linalg.norm(quad[3] - quad[0]))
 
 
-def _long(quad: np.ndarray, height: float, params: LineParams) -> bool:
+def _long(quad: Floats, height: float, params: LineParams) -> bool:
     """Whether a box is long enough for its lean to be its line's: a short piece's box leans
     as its blob does (the stub 9150878 of a tax ID broken by a table rule leans 11 degrees)."""
     return float(np.linalg.norm(quad[1] - quad[0])) >= params.lean_length * height
 
 
 def _level_along(
-    axis: np.ndarray, quads: tuple[np.ndarray, np.ndarray], frames: tuple[Frame, Frame], params: LineParams
+    axis: Floats, quads: tuple[Floats, Floats], frames: tuple[Frame, Frame], params: LineParams
 ) -> bool:
     """Whether the two boxes lie level with each other along `axis` and close along it."""
     (centre, _, height), (other, _, other_height) = frames
@@ -112,7 +115,7 @@ def _level_along(
     return gap <= params.join_gap * low
 
 
-def _on_one_line(first: np.ndarray, second: np.ndarray, up: np.ndarray, params: LineParams) -> bool:
+def _on_one_line(first: Floats, second: Floats, up: Floats, params: LineParams) -> bool:
     """Whether two boxes are pieces of one line: of like height, long ones read the same way,
     and level and close along the seal's level (inner lines are level in its upright frame)
     or along a long piece's own direction (where the seal's up is a few degrees off)."""
@@ -129,7 +132,7 @@ def _on_one_line(first: np.ndarray, second: np.ndarray, up: np.ndarray, params: 
     return any(_level_along(axis, quads, frames, params) for axis in (level, *axes))
 
 
-def _pair_on_one_line(quads: list[np.ndarray], up: np.ndarray, params: LineParams) -> tuple[int, int] | None:
+def _pair_on_one_line(quads: list[Floats], up: Floats, params: LineParams) -> tuple[int, int] | None:
     for i, first in enumerate(quads):
         for j in range(i + 1, len(quads)):
             if _on_one_line(first, quads[j], up, params):
@@ -137,17 +140,17 @@ def _pair_on_one_line(quads: list[np.ndarray], up: np.ndarray, params: LineParam
     return None
 
 
-def joined_lines(quads: list[np.ndarray], up: np.ndarray, params: LineParams) -> list[np.ndarray]:
+def joined_lines(quads: list[Floats], up: Floats, params: LineParams) -> list[Floats]:
     """The boxes with the pieces of each line joined into one box (tl, tr, br, bl along `up`)."""
     quads = list(quads)
     while (pair := _pair_on_one_line(quads, up, params)) is not None:
         i, j = pair
         corners = np.vstack([quads[i], quads.pop(j)]).astype(np.float32)
-        quads[i] = _upright_order(cv2.boxPoints(cv2.minAreaRect(corners)), up)
+        quads[i] = _upright_order(as_floats(cv2.boxPoints(cv2.minAreaRect(corners))), up)
     return quads
 
 
-def _pieces_outside(cells: np.ndarray, min_area: float, min_length: float) -> list[np.ndarray]:
+def _pieces_outside(cells: Mask, min_area: float, min_length: float) -> list[Mask]:
     """The connected pieces of `cells` of at least `min_area` pixels and `min_length` long."""
     count, labels, stats, _ = cv2.connectedComponentsWithStats(cells.astype(np.uint8), connectivity=8)
     found = []
@@ -162,26 +165,26 @@ def _pieces_outside(cells: np.ndarray, min_area: float, min_length: float) -> li
 
 
 def inner_quads(
-    prob: np.ndarray,
-    ink: np.ndarray,
+    prob: Floats,
+    ink: Mask,
     region: SealRegion,
     arcs: tuple[TextArc, ...],
-    up: np.ndarray,
+    up: Floats,
     params: LineParams = DEFAULT_LINES,
     polar: PolarParams = DEFAULT_POLAR,
-) -> tuple[np.ndarray, ...]:
+) -> tuple[Floats, ...]:
     """Quads of the text lines inside the seal and on its ink, not in its arcs (the first is the
     rim: a line merged with it keeps only its part outside the rim), top line first."""
     inside = np.zeros(prob.shape, np.uint8)
     cv2.ellipse(
-        inside, (region.center, (2.0 * region.axes[0], 2.0 * region.axes[1]), region.angle_deg), 1, -1
+        inside, (region.center, (2.0 * region.axes[0], 2.0 * region.axes[1]), region.angle_deg), (1,), -1
     )
     in_arcs, in_rim = np.zeros(prob.shape, np.uint8), np.zeros(prob.shape, np.uint8)
-    cv2.fillPoly(in_arcs, [_sector(region, arc, params.sector_samples) for arc in arcs], 1)
-    cv2.fillPoly(in_rim, [_sector(region, arcs[0], params.sector_samples)], 1)
+    cv2.fillPoly(in_arcs, [_sector(region, arc, params.sector_samples) for arc in arcs], (1,))
+    cv2.fillPoly(in_rim, [_sector(region, arcs[0], params.sector_samples)], (1,))
     text = (prob > polar.threshold) & (inside > 0)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(text.astype(np.uint8), connectivity=8)
-    quads = []
+    quads: list[Floats] = []
     min_area = params.min_line_area * prob.size
     min_length = params.merged_length * arcs[0].text_band.height
     arc_text = int(np.count_nonzero((labels > 0) & (in_arcs > 0)))

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from imgproc.arrays import Floats, Mask
+
 from ..geometry import unwrap_band
 from ..records import Band, SealRegion
 from ..runs import Run
@@ -41,8 +43,8 @@ class Polar:
     """Text and ink unwrapped around the outline: rows are insets from `frame.outer` to
     `frame.inner`, columns perimeter shares clockwise from the fitted first axis."""
 
-    text: np.ndarray
-    ink: np.ndarray
+    text: Mask
+    ink: Mask
     frame: Band
 
     @property
@@ -65,12 +67,10 @@ class Piece:
 
     run: Run
     ink: float
-    cells: np.ndarray
+    cells: Mask
 
 
-def polar_maps(
-    prob: np.ndarray, ink: np.ndarray, region: SealRegion, params: PolarParams = DEFAULT_POLAR
-) -> Polar:
+def polar_maps(prob: Floats, ink: Mask, region: SealRegion, params: PolarParams = DEFAULT_POLAR) -> Polar:
     """The detector's map and the seal's ink mask (crop pixels, `region` in crop pixels) unwrapped."""
     b = region.axes[1]
     frame = Band(-params.outside * b, params.depth * b)
@@ -81,7 +81,7 @@ def polar_maps(
     return Polar(text, inked, frame)
 
 
-def _piece(cells: np.ndarray, ink: np.ndarray, seam: int) -> Piece:
+def _piece(cells: Mask, ink: Mask, seam: int) -> Piece:
     cols = cells.shape[1]
     used = np.nonzero(cells.any(axis=0))[0]
     start = (int(used[0]) + seam) % cols
@@ -103,6 +103,6 @@ def pieces(polar: Polar, params: PolarParams = DEFAULT_POLAR) -> list[Piece]:
     return [piece for piece in found if piece.ink >= params.min_ink]
 
 
-def union(found: list[Piece], shape: tuple[int, ...]) -> np.ndarray:
+def union(found: list[Piece], shape: tuple[int, ...]) -> Mask:
     """The cells of all the pieces."""
     return np.logical_or.reduce([piece.cells for piece in found]) if found else np.zeros(shape, bool)

@@ -22,6 +22,8 @@ from dataclasses import replace
 
 import numpy as np
 
+from imgproc.arrays import Floats, Ints, Mask
+
 from ..geometry import TWO_PI, arc_length, parameter_at, rotation, share_at
 from ..records import Band, SealRegion, TextArc
 from ..runs import Run, circular_runs, joined, smoothed
@@ -49,7 +51,7 @@ def _band_rows(found: list[Piece], polar: Polar, b: float, params: LocateParams)
     return top, bottom
 
 
-def _column_kinds(cells: np.ndarray, rows: Rows, params: LocateParams) -> tuple[np.ndarray, np.ndarray]:
+def _column_kinds(cells: Mask, rows: Rows, params: LocateParams) -> tuple[Mask, Mask]:
     """Which columns hold rim text and which a code.
 
     A rim column's text starts by the ring side of the band and fills it; a code column's
@@ -69,11 +71,12 @@ def _column_kinds(cells: np.ndarray, rows: Rows, params: LocateParams) -> tuple[
     return rim, starts & ~rim
 
 
-def _filled_to(window: np.ndarray, first: np.ndarray) -> np.ndarray:
+def _filled_to(window: Mask, first: Ints) -> Ints:
     """Per column, the row (of `window`) just past the run of text that starts at `first`."""
     rows = np.arange(window.shape[0])[:, None]
     gap = (~window) & (rows > first[None, :])
-    return np.where(gap.any(axis=0), gap.argmax(axis=0), window.shape[0])
+    ends: Ints = np.where(gap.any(axis=0), gap.argmax(axis=0), window.shape[0])
+    return ends
 
 
 def _page_up_share(region: SealRegion, inset: float) -> float:
@@ -86,10 +89,11 @@ def _page_up_share(region: SealRegion, inset: float) -> float:
 def _weight(run: Run, cols: int, up_share: float, params: LocateParams) -> float:
     """An arc's claim to be the rim: its length, more for arcs nearer the page's top."""
     centre = (run.start + run.stop) / 2.0 / cols
-    return run.length * (1.0 + params.page_up_weight * np.cos(TWO_PI * (centre - up_share)))
+    weight: float = run.length * (1.0 + params.page_up_weight * np.cos(TWO_PI * (centre - up_share)))
+    return weight
 
 
-def _opened(run: Run, share: np.ndarray, window: int) -> Run:
+def _opened(run: Run, share: Floats, window: int) -> Run:
     """A run round the whole ring, opened at its emptiest column (smoothed over `window`)."""
     cols = len(share)
     if run.length < cols:
@@ -147,11 +151,13 @@ def _axis_column(polar: Polar, region: SealRegion) -> float | None:
     return float(share_at(region, polar.frame.middle, np.array([np.pi / 2.0]))[0]) * polar.text.shape[1]
 
 
-def up_vector(region: SealRegion, rim: TextArc) -> np.ndarray:
+def up_vector(region: SealRegion, rim: TextArc) -> Floats:
     """Unit vector (image frame) from the centre to the middle of the rim; for an oval,
     whose text is centred on its short axis, snapped to that axis."""
     t = float(parameter_at(region, rim.band.middle, np.array([rim.centre]))[0])
-    vector = rotation(region.angle_deg) @ np.array([region.axes[0] * np.cos(t), region.axes[1] * np.sin(t)])
+    vector: Floats = rotation(region.angle_deg) @ np.array(
+        [region.axes[0] * np.cos(t), region.axes[1] * np.sin(t)]
+    )
     vector = vector / max(float(np.linalg.norm(vector)), 1e-9)
     if region.shape.has_axes:
         minor = rotation(region.angle_deg) @ np.array([0.0, 1.0])
@@ -160,7 +166,7 @@ def up_vector(region: SealRegion, rim: TextArc) -> np.ndarray:
 
 
 def _edges(
-    cells: np.ndarray, run: Run, rows: Rows, polar: Polar, params: LocateParams
+    cells: Mask, run: Run, rows: Rows, polar: Polar, params: LocateParams
 ) -> tuple[float, float, float]:
     """Outer and inner insets of the text `cells` in the columns of `run`, near the band `rows`:
     in each column, of the run of text that starts nearest the ring (a line below, merged
@@ -183,7 +189,7 @@ def _edges(
     ends_seen = ends[ended] if ended.sum() >= params.min_ended * has.sum() else ends[has]
     p = params.edge_percentile
 
-    def inner(lasts: np.ndarray) -> float:
+    def inner(lasts: Ints) -> float:
         return polar.inset(float(np.percentile(lasts + low, 100.0 - p)))
 
     return polar.inset(float(np.percentile(firsts, p))), inner(ends[has]), inner(ends_seen)
@@ -197,7 +203,7 @@ def _column_share(polar: Polar, region: SealRegion, column: float, inset: float)
 
 
 def _arc(
-    cells: np.ndarray,
+    cells: Mask,
     run: Run,
     rows: Rows,
     turned: bool,
@@ -238,7 +244,7 @@ def _band_cols(polar: Polar, region: SealRegion, rows: Rows) -> float:
 
 
 def _rim_arcs(
-    rim_cols: np.ndarray, polar: Polar, region: SealRegion, rows: Rows, params: LocateParams
+    rim_cols: Mask, polar: Polar, region: SealRegion, rows: Rows, params: LocateParams
 ) -> list[Run]:
     """The rim's columns cut into arcs at the widest gap(s) between them."""
     cols, band_cols = len(rim_cols), _band_cols(polar, region, rows)
@@ -253,7 +259,7 @@ def _rim_arcs(
     return _sides(gaps, cols, band_cols, _axis_column(polar, region), params)
 
 
-def _grown(arc: Run, text_cols: np.ndarray, reach: int) -> Run:
+def _grown(arc: Run, text_cols: Mask, reach: int) -> Run:
     """`arc` grown over text columns next to its ends, by at most `reach` columns each way:
     the detector's polygons are rounded at their ends, where the first and last characters
     do not fill the band."""
@@ -271,7 +277,7 @@ def _grown(arc: Run, text_cols: np.ndarray, reach: int) -> Run:
 
 
 def locate_arcs(
-    prob: np.ndarray, ink: np.ndarray, region: SealRegion, params: LocateParams = DEFAULT_LOCATE
+    prob: Floats, ink: Mask, region: SealRegion, params: LocateParams = DEFAULT_LOCATE
 ) -> tuple[TextArc, tuple[TextArc, ...]] | None:
     """The rim and the other arcs of the seal `region` (crop pixels) from the detector's map and
     the seal's ink mask over the crop; None when the map shows no rim."""
@@ -303,7 +309,7 @@ def locate_arcs(
     )
 
 
-def bounded_rim(rim: TextArc, ink: np.ndarray, region: SealRegion, params: LocateParams) -> TextArc:
+def bounded_rim(rim: TextArc, ink: Mask, region: SealRegion, params: LocateParams) -> TextArc:
     """The rim with a band too deep for rim text (`max_rim_band`) ended where the radial profile
     of the seal's ink says the text ends: the detector marks black print too, and print crossing
     the seal just inside its rim merges with it, while the ink mask holds the seal's ink alone."""
