@@ -172,3 +172,103 @@ def encrypted_pdf() -> bytes:
         f"/Encrypt << /Filter /Standard /V 2 /R 3 /Length 128 /O <{'ab' * 32}> /U <{'cd' * 32}> /P -4 >>"
     )
     return plain.replace("trailer\r\n<<", "trailer\r\n<<" + encrypt, 1).encode("latin-1")
+
+
+# PDF bombs and oddities, written object by object (pdfium writes only sane documents).
+CATALOG = b"<< /Type /Catalog /Pages 2 0 R >>"
+MIB = 1024 * 1024
+
+
+def raw_pdf(*objects: bytes) -> bytes:
+    """A PDF whose object i (from 1) is `objects[i - 1]`, object 1 the catalog."""
+    out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+def stream_object(data: bytes, entries: bytes = b"") -> bytes:
+    return b"<< /Length %d %s >>\nstream\n%s\nendstream" % (len(data), entries, data)
+
+
+def one_page_pdf(page_entries: bytes, *more: bytes, box: bytes = b"[0 0 595 842]") -> bytes:
+    """One page (object 3) with these entries; `more` are objects 4, 5, ..."""
+    pages = b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>"
+    page = b"<< /Type /Page /Parent 2 0 R /MediaBox %s %s >>" % (box, page_entries)
+    return raw_pdf(CATALOG, pages, page, *more)
+
+
+def content_pdf(content: bytes, filters: bytes = b"") -> bytes:
+    """One page drawn by this content stream, encoded by `filters` (a /Filter value)."""
+    entries = b"/Filter %s" % filters if filters else b""
+    return one_page_pdf(b"/Contents 4 0 R", stream_object(content, entries))
+
+
+def flate_run(mib: int, byte: bytes = b" ") -> bytes:
+    """`mib` MiB of one byte, deflated (about a thousandth of its size)."""
+    deflater = zlib.compressobj(9)
+    chunk = byte * MIB
+    return b"".join(deflater.compress(chunk) for _ in range(mib)) + deflater.flush()
+
+
+def flate_bomb_pdf(mib: int) -> bytes:
+    """A page whose content stream inflates to `mib` MiB of spaces."""
+    return content_pdf(flate_run(mib), b"/FlateDecode")
+
+
+def lzw_encode(data: bytes, clear_every: int = 3000) -> bytes:
+    """PDF LZW (EarlyChange 1, 9- to 12-bit codes), cleared before the table fills."""
+    bits, nbits, out = 0, 0, bytearray()
+
+    def emit(code: int, width: int) -> None:
+        nonlocal bits, nbits
+        bits, nbits = (bits << width) | code, nbits + width
+        while nbits >= 8:
+            nbits -= 8
+            out.append((bits >> nbits) & 0xFF)
+            bits &= (1 << nbits) - 1
+
+    def width(emitted: int) -> int:  # the decoder's table lags the encoder's by one entry
+        entries = max(emitted - 1, 0)
+        return 9 + sum(entries + 1 >= limit - 258 for limit in (512, 1024, 2048))
+
+    table: dict[bytes, int] = {bytes([i]): i for i in range(256)}
+    emit(256, 9)
+    word, emitted = b"", 0
+    for value in data:
+        grown = word + bytes([value])
+        if grown in table:
+            word = grown
+            continue
+        emit(table[word], width(emitted))
+        emitted += 1
+        table[grown] = 258 + len(table) - 256
+        word = bytes([value])
+        if len(table) - 256 >= clear_every:
+            emit(table[word], width(emitted))
+            emit(256, width(emitted + 1))
+            table, word, emitted = {bytes([i]): i for i in range(256)}, b"", 0
+    if word:
+        emit(table[word], width(emitted))
+        emitted += 1
+    emit(257, width(emitted))
+    if nbits:
+        out.append((bits << (8 - nbits)) & 0xFF)
+    return bytes(out)
+
+
+def nested_pdf(depth: int) -> bytes:
+    """A page whose dictionary holds arrays nested `depth` deep."""
+    return one_page_pdf(b"/Junk " + b"[" * depth + b"]" * depth)
+
+
+def deep_page_tree_pdf(depth: int) -> bytes:
+    """One page under `depth` levels of page-tree nodes."""
+    nodes = [b"<< /Type /Pages /Kids [%d 0 R] /Count 1 >>" % (3 + level) for level in range(depth)]
+    return raw_pdf(CATALOG, *nodes, b"<< /Type /Page /MediaBox [0 0 595 842] >>")
