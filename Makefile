@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 REF_VENV := .venv-ref
 IMAGE_VENV := .venv-image
 # The unit tests of the python models' code (triton_repo/shared), run again under the Triton image's pins.
-IMAGE_TESTS = $(shell grep -l -E '^(from|import) (imgproc|pymodel)|import_module."pymodel"' tests/unit/test_*.py)
+IMAGE_TESTS = $(shell grep -l -E '^(from|import) (imgproc|pymodel)|import_module."(pymodel|pydocument)"' tests/unit/test_*.py)
 PYTEST_PIN = $(shell grep -o '"pytest==[^"]*"' pyproject.toml | tr -d '"')
 HOST ?= 0.0.0.0
 PORT ?= 8080

@@ -12,7 +12,7 @@ from gateway.settings import Settings
 from gateway.tracing import Tracing
 from gateway.triton import TritonClient
 from gateway.uploads import MULTIPART_OVERHEAD_BYTES as OVERHEAD
-from gateway.uploads import ImageUpload, check_declared_length, read_upload_bytes, validate_image
+from gateway.uploads import ByteCaps, ImageUpload, check_declared_length, read_upload_bytes, validate_image
 
 
 # Async on purpose: FastAPI runs a plain `def` dependency in a worker thread, a hop that cost
@@ -52,11 +52,11 @@ async def _upload(request: Request, documents: bool) -> ImageUpload:
     settings: Settings = request.state.settings
     metrics: GatewayMetrics = request.state.metrics
     tracing: Tracing = request.state.tracing
-    cap = settings.max_upload_bytes
+    caps = ByteCaps(settings.max_upload_bytes, settings.max_pdf_bytes if documents else None)
     with tracing.span("upload") as span:
-        check_declared_length(request.headers.get("content-length"), cap + OVERHEAD)
+        check_declared_length(request.headers.get("content-length"), caps.largest + OVERHEAD)
         content_type = request.headers.get("content-type", "")
-        data = await read_upload_bytes(content_type, request.stream(), cap)
+        data = await read_upload_bytes(content_type, request.stream(), caps)
         upload = validate_image(data, settings.max_pixels, documents)
         if span is not None:
             span.set_attributes({"upload.bytes": len(data), "upload.format": upload.format})

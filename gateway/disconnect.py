@@ -11,7 +11,10 @@ Pure ASGI. The app reads the request body as usual; once it has all of it, one t
 for the next `receive` message, which the server sends only when the client disconnects or
 the response is complete. A disconnect before the response has started cancels the app's
 task, and the request is recorded as 499 (nginx's "client closed request", sent to nobody):
-a response already started is always left to finish.
+a response already started is left to finish here. A stream (a PDF's pages as NDJSON lines,
+gateway.documents) is the exception that needs no help: Starlette's StreamingResponse listens
+for the disconnect itself and cancels the stream, which cancels its Triton request, and the
+document model reads no page after.
 """
 
 from __future__ import annotations

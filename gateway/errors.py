@@ -93,11 +93,15 @@ class UpstreamTimeout(UpstreamError):
     code = "upstream_timeout"
 
 
+def error_body(status: int, code: str, message: str) -> dict[str, Any]:
+    """The one JSON error shape's inner object (an NDJSON page line carries it too)."""
+    return {"status": status, "code": code, "message": message}
+
+
 def error_response(status: int, code: str, message: str, retry_after_s: int | None = None) -> Response:
     """The one JSON error shape."""
     headers = {"Retry-After": str(retry_after_s)} if retry_after_s is not None else None
-    body = {"error": {"status": status, "code": code, "message": message}}
-    return JSONResponse(body, status_code=status, headers=headers)
+    return JSONResponse({"error": error_body(status, code, message)}, status_code=status, headers=headers)
 
 
 def _count_rejection(request: Request, code: str) -> None:

@@ -58,7 +58,12 @@ def create_app(settings: Settings | None = None, lifecycle: Lifecycle | None = N
     async def lifespan(app: FastAPI) -> AsyncIterator[State]:
         tracing = Tracing.start(target, metrics.spans_dropped, os.environ)
         triton = TritonClient(
-            settings.triton_url, settings.request_timeout_s, metrics, settings.retry_after_s, tracing
+            settings.triton_url,
+            settings.request_timeout_s,
+            metrics,
+            settings.retry_after_s,
+            tracing,
+            max_upload_bytes=settings.largest_upload_bytes,
         )
         limiter = InFlightLimiter(settings.max_in_flight, settings.retry_after_s)
         try:

@@ -1,10 +1,10 @@
 """Prometheus metrics on an explicit registry, owned by the app (no global state).
 
 Names follow gateway_<subsystem>_<name>_<unit>; labels come only from bounded sets: the
-route template (or "unmatched"), method, status class, model name, outcome, rejection code and
-the reason a span was dropped. The latency histograms carry the trace id of a traced request
-as an exemplar; exemplars exist only in the OpenMetrics exposition, which a scraper gets by
-asking for it (Prometheus does: `Accept: application/openmetrics-text`).
+route template (or "unmatched"), method, status class, model name, outcome, rejection or error
+code and the reason a span was dropped. The latency histograms carry the trace id of a traced
+request as an exemplar; exemplars exist only in the OpenMetrics exposition, which a scraper gets
+by asking for it (Prometheus does: `Accept: application/openmetrics-text`).
 """
 
 from __future__ import annotations
@@ -45,6 +45,12 @@ class GatewayMetrics:
             "Size of accepted image uploads",
             ["route"],
             buckets=SIZE_BUCKETS_BYTES,
+            registry=self.registry,
+        )
+        self.document_pages = Counter(
+            "gateway_document_pages",
+            "PDF pages answered, by document model and outcome (ok, or the page's error code)",
+            ["model", "outcome"],
             registry=self.registry,
         )
         self.rejections = Counter(

@@ -22,6 +22,16 @@ class Settings(BaseSettings):
     )
     request_timeout_s: float = Field(30.0, gt=0, description="deadline for one Triton call")
     max_upload_bytes: int = Field(10 * MIB, gt=0, description="largest accepted image upload")
+    max_pdf_bytes: int = Field(100 * MIB, gt=0, description="largest accepted PDF upload")
+    page_timeout_s: float = Field(
+        30.0, gt=0, description="deadline of each page of a PDF: a page past it is answered 504"
+    )
+    document_page_s: float = Field(
+        5.0, gt=0, description="a PDF's JSON answer's deadline grows by this per page"
+    )
+    max_document_timeout_s: float = Field(
+        600.0, gt=0, description="a PDF's JSON answer's deadline grows up to this"
+    )
     max_pixels: int = Field(50_000_000, gt=0, description="largest accepted width x height")
     max_in_flight: int = Field(256, gt=0, description="concurrent inference requests before 429")
     retry_after_s: int = Field(1, ge=0, description="Retry-After sent with 429 and 503")
@@ -37,6 +47,20 @@ class Settings(BaseSettings):
     )
     api_keys: tuple[str, ...] = Field((), description="keys /v1/* accepts as Bearer (none: open)")
     api_keys_file: Path | None = Field(None, description="a file of more keys, one per line")
+
+    def document_timeout_s(self, pages: int) -> float:
+        """The deadline of a PDF's JSON answer: the request's own, growing with its pages."""
+        return min(self.max_document_timeout_s, self.request_timeout_s + self.document_page_s * pages)
+
+    @property
+    def stream_gap_s(self) -> float:
+        """The longest a PDF's stream may go without an answer from Triton (a page's deadline,
+        and one call's worth for its wait behind other documents' pages) before it is 504."""
+        return self.page_timeout_s + self.request_timeout_s
+
+    @property
+    def largest_upload_bytes(self) -> int:
+        return max(self.max_upload_bytes, self.max_pdf_bytes)
 
     @field_validator("triton_url")
     @classmethod

@@ -22,6 +22,10 @@ every required model. One that cannot be reached is out of the channel's rotatio
 out; readiness fails when none can be reached. The reasons count Tritons rather than name their
 addresses, which stay inside the deployment.
 
+A decoupled model (the document models) answers one request with many responses over a
+gRPC stream (`stream`): an error response there reaches the client as a bare message, mapped
+as anything else is; a stream silent for longer than its gap is UpstreamTimeout.
+
 Only an invalid argument's message reaches the client: the python models word those
 themselves (`pymodel.failed`). Anything else Triton says may hold exception text from inside a
 model, so the client gets a fixed message and the gateway's log the rest.
@@ -33,14 +37,16 @@ import asyncio
 import logging
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import grpc
 import numpy as np
 import numpy.typing as npt
 import tritonclient.grpc.aio as grpcclient
-from opentelemetry.trace import SpanKind
+from opentelemetry.trace import Span, SpanKind
+from tritonclient.grpc._utils import get_error_grpc
 from tritonclient.utils import InferenceServerException
 
 from gateway.balancing import BALANCING_CHANNEL_ARGS, each_triton, grpc_target
@@ -64,13 +70,13 @@ CHANNEL_ARGS = [
     ("grpc.keepalive_time_ms", 30_000),
     ("grpc.keepalive_timeout_ms", 10_000),
     ("grpc.keepalive_permit_without_calls", 1),
-    ("grpc.max_send_message_length", 64 * 1024 * 1024),
-    ("grpc.max_receive_message_length", 64 * 1024 * 1024),
     # Reconnecting within about a second of a Triton's return (gRPC's default back-off grows to
     # two minutes, which kept answering 503 for 8-10 s after a restarted Triton was ready) and
     # spreading calls over many Tritons: gateway.balancing's BALANCING_CHANNEL_ARGS.
 ]
-Parameters = Mapping[str, str | int | bool]
+# Room around an upload in one gRPC message (the request's other fields, an answer's tensors).
+MESSAGE_OVERHEAD_BYTES = 16 * 1024 * 1024
+Parameters = Mapping[str, str | int | bool | float]
 
 
 @dataclass(frozen=True)
@@ -84,14 +90,19 @@ class Inference:
     request_id: str = ""
 
 
-def _span_attributes(model: str) -> dict[str, str]:
+def _span_attributes(model: str, method: str = "ModelInfer") -> dict[str, str]:
     """A Triton call's span attributes (OpenTelemetry's RPC conventions, and the model)."""
-    return {"rpc.system": "grpc", "rpc.method": "ModelInfer", "triton.model": model}
+    return {"rpc.system": "grpc", "rpc.method": method, "triton.model": model}
 
 
 def translate(exc: InferenceServerException, retry_after_s: int) -> GatewayError:
     """Map a tritonclient error onto the gateway's hierarchy."""
-    status, message = str(exc.status() or ""), str(exc.message() or exc)
+    return error_for(str(exc.status() or ""), str(exc.message() or exc), retry_after_s)
+
+
+def error_for(status: str, message: str, retry_after_s: int) -> GatewayError:
+    """Our error for a Triton status (a gRPC status name, as tritonclient or a document model's
+    page error names it) and its message."""
     if status.endswith("INVALID_ARGUMENT"):
         return InvalidImage(message)
     if status.endswith("RESOURCE_EXHAUSTED") or "maximum queue size" in message:
@@ -104,6 +115,18 @@ def translate(exc: InferenceServerException, retry_after_s: int) -> GatewayError
     return TritonUnavailable("the inference server is unavailable", retry_after_s=retry_after_s)
 
 
+def _image_input(image: bytes) -> grpcclient.InferInput:
+    tensor = grpcclient.InferInput(IMAGE_INPUT, [1, len(image)], "UINT8")
+    tensor.set_data_from_numpy(np.frombuffer(image, dtype=np.uint8).reshape(1, -1))
+    return tensor
+
+
+def _inference(result: grpcclient.InferResult, outputs: Sequence[str]) -> Inference:
+    response = result.get_response()
+    arrays = {name: result.as_numpy(name) for name in outputs}
+    return Inference(response.model_name, response.model_version, arrays, response.id)
+
+
 class TritonClient:
     """Owns the gRPC channel; opened in the app's lifespan, closed at shutdown."""
 
@@ -114,10 +137,14 @@ class TritonClient:
         metrics: GatewayMetrics,
         retry_after_s: int = 1,
         tracing: Tracing | None = None,
+        max_upload_bytes: int = 64 * 1024 * 1024,
     ) -> None:
-        # One channel over every Triton `url` names, balanced per call (gateway.balancing).
+        # One channel over every Triton `url` names, balanced per call (gateway.balancing), whose
+        # messages hold the largest upload accepted.
+        message = max_upload_bytes + MESSAGE_OVERHEAD_BYTES
+        sizes = [("grpc.max_send_message_length", message), ("grpc.max_receive_message_length", message)]
         self._client = grpcclient.InferenceServerClient(
-            grpc_target(url), channel_args=[*CHANNEL_ARGS, *BALANCING_CHANNEL_ARGS]
+            grpc_target(url), channel_args=[*CHANNEL_ARGS, *sizes, *BALANCING_CHANNEL_ARGS]
         )
         self._url = url
         self._timeout_s = timeout_s
@@ -129,15 +156,13 @@ class TritonClient:
         self, model: str, image: bytes, outputs: Sequence[str], parameters: Parameters | None = None
     ) -> Inference:
         """Send the upload's bytes as IMAGE [1, n] UINT8; raises GatewayError."""
-        tensor = grpcclient.InferInput(IMAGE_INPUT, [1, len(image)], "UINT8")
-        tensor.set_data_from_numpy(np.frombuffer(image, dtype=np.uint8).reshape(1, -1))
         requested = [grpcclient.InferRequestedOutput(name) for name in outputs]
         with self._tracing.span(f"triton {model}", SpanKind.CLIENT, _span_attributes(model)) as span:
             start, outcome = time.perf_counter(), "ok"
             try:
                 result = await self._client.infer(
                     model,
-                    [tensor],
+                    [_image_input(image)],
                     outputs=requested,
                     client_timeout=self._timeout_s,
                     parameters=dict(parameters) if parameters else None,
@@ -152,14 +177,59 @@ class TritonClient:
                 outcome = CANCELLED
                 raise
             finally:
-                duration = time.perf_counter() - start
-                exemplar = trace_exemplar() if span is not None else None
-                self._metrics.triton_duration.labels(model, outcome).observe(duration, exemplar)
-                if span is not None:
-                    span.set_attribute("triton.outcome", outcome)
-        response = result.get_response()
-        arrays = {name: result.as_numpy(name) for name in outputs}
-        return Inference(response.model_name, response.model_version, arrays, response.id)
+                self._observe(model, outcome, start, span)
+        return _inference(result, outputs)
+
+    def _observe(self, model: str, outcome: str, start: float, span: Span | None) -> None:
+        """A Triton call's duration and outcome, on its metric and its span."""
+        exemplar = trace_exemplar() if span is not None else None
+        self._metrics.triton_duration.labels(model, outcome).observe(time.perf_counter() - start, exemplar)
+        if span is not None:
+            span.set_attribute("triton.outcome", outcome)
+
+    async def stream(
+        self, model: str, image: bytes, parameters: Parameters, gap_s: float
+    ) -> AsyncGenerator[Inference, None]:
+        """Every response of a decoupled model to one request (the upload's bytes as IMAGE),
+        each with all its outputs, as it arrives, until Triton ends the stream; raises
+        GatewayError, UpstreamTimeout after `gap_s` without a response. Closing the iterator
+        early (an answer complete, a client gone) cancels the request in Triton."""
+        attributes = _span_attributes(model, "ModelStreamInfer")
+        with self._tracing.span(f"triton {model}", SpanKind.CLIENT, attributes) as span:
+            request = {
+                "model_name": model,
+                "inputs": [_image_input(image)],
+                "request_id": current_request_id.get(),
+                "parameters": dict(parameters),
+            }
+
+            async def one_request() -> AsyncIterator[dict[str, Any]]:
+                yield request
+
+            start, outcome = time.perf_counter(), "ok"
+            responses = self._client.stream_infer(one_request(), headers=triton_metadata(span))
+            try:
+                while True:
+                    result, error = await asyncio.wait_for(anext(responses), gap_s)
+                    if error is not None:
+                        raise error
+                    yield _inference(result, [output.name for output in result.get_response().outputs])
+            except StopAsyncIteration:
+                return
+            except (InferenceServerException, grpc.RpcError) as exc:
+                raised = exc if isinstance(exc, InferenceServerException) else get_error_grpc(exc)
+                ours = translate(raised, self._retry_after_s)
+                outcome = ours.code
+                raise ours from exc
+            except TimeoutError as exc:
+                outcome = UpstreamTimeout.code
+                raise UpstreamTimeout(f"the inference server sent nothing for {gap_s:g} s") from exc
+            except (asyncio.CancelledError, GeneratorExit):  # a client gone, or an answer complete
+                outcome = CANCELLED
+                raise
+            finally:
+                responses.cancel()
+                self._observe(model, outcome, start, span)
 
     async def ready(self, models: Sequence[str]) -> list[str]:
         """The reasons the Tritons behind the channel cannot all serve `models` (empty when they

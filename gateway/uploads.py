@@ -2,8 +2,10 @@
 
 The body is consumed chunk by chunk and never spooled to disk; only the `image` field is kept,
 and reading stops as soon as the cap is passed, so an oversized upload costs at most the cap
-in memory. Raw `application/octet-stream` (or `image/*`) bodies are accepted too. Pixels are
-never decoded here: the format comes from the magic bytes and the size from the header.
+in memory. The cap is the image cap, or the PDF cap for an upload that starts as a PDF does
+on a route that reads documents (`ByteCaps`). Raw `application/octet-stream` (or `image/*`)
+bodies are accepted too. Pixels are never decoded here: the format comes from the magic bytes
+and the size from the header.
 
 Raises (gateway.errors): EmptyUpload, MissingField, PayloadTooLarge, UnsupportedMediaType,
 InvalidImage, ClientError (malformed multipart).
@@ -43,6 +45,29 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"II*\x00", "tiff"),
     (b"MM\x00*", "tiff"),
 )
+
+
+@dataclass(frozen=True)
+class ByteCaps:
+    """An upload's byte cap by what it is: an image's, or a PDF's where PDFs are read (None:
+    not on this route, so a PDF is held to the image cap and then refused as 415)."""
+
+    image: int
+    pdf: int | None = None
+
+    @property
+    def largest(self) -> int:
+        return max(self.image, self.pdf or 0)
+
+    def check(self, data: bytes | bytearray) -> None:
+        """Raises PayloadTooLarge once `data`, the upload so far, is over its cap."""
+        if len(data) <= self.image and (self.pdf is None or len(data) <= self.pdf):
+            return
+        if self.pdf is not None and data[: len(PDF_MAGIC)] == PDF_MAGIC:
+            if len(data) > self.pdf:
+                raise PayloadTooLarge(f"the PDF exceeds the PDF upload cap of {self.pdf} bytes")
+            return
+        raise PayloadTooLarge(f"image exceeds the upload cap of {self.image} bytes")
 
 
 @dataclass(frozen=True)
@@ -94,13 +119,12 @@ def check_declared_length(content_length: str | None, limit: int) -> None:
         raise PayloadTooLarge(f"request body of {content_length} bytes exceeds {limit} bytes")
 
 
-async def read_raw(chunks: AsyncIterator[bytes], cap: int) -> bytes:
-    """Collect a raw body, stopping as soon as it passes the cap."""
+async def read_raw(chunks: AsyncIterator[bytes], caps: ByteCaps) -> bytes:
+    """Collect a raw body, stopping as soon as it passes its cap."""
     body = bytearray()
     async for chunk in chunks:
         body += chunk
-        if len(body) > cap:
-            raise PayloadTooLarge(f"image exceeds the upload cap of {cap} bytes")
+        caps.check(body)
     return bytes(body)
 
 
@@ -120,8 +144,8 @@ class _FieldCollector:
         "on_end",
     )
 
-    def __init__(self, field: str, cap: int) -> None:
-        self._field, self._cap = field.encode(), cap
+    def __init__(self, field: str, caps: ByteCaps) -> None:
+        self._field, self._caps = field.encode(), caps
         self._header_name = bytearray()
         self._header_value = bytearray()
         self._in_field = False
@@ -149,18 +173,18 @@ class _FieldCollector:
     def on_part_data(self, data: bytes, start: int, end: int) -> None:
         if self._in_field:
             self.data += data[start:end]
-            if len(self.data) > self._cap:
-                raise PayloadTooLarge(f"image exceeds the upload cap of {self._cap} bytes")
+            self._caps.check(self.data)
 
     def on_end(self) -> None:
         self.ended = True
 
 
-async def read_multipart_field(chunks: AsyncIterator[bytes], boundary: bytes, cap: int) -> bytes:
+async def read_multipart_field(chunks: AsyncIterator[bytes], boundary: bytes, caps: ByteCaps) -> bytes:
     """Stream a multipart body and return the `image` field's bytes."""
-    collector = _FieldCollector(FIELD, cap)
+    collector = _FieldCollector(FIELD, caps)
     callbacks = {name: getattr(collector, name) for name in _FieldCollector.CALLBACKS}
-    parser = MultipartParser(boundary, callbacks, max_size=cap + MULTIPART_OVERHEAD_BYTES)  # type: ignore[arg-type]
+    max_size = caps.largest + MULTIPART_OVERHEAD_BYTES
+    parser = MultipartParser(boundary, callbacks, max_size=max_size)  # type: ignore[arg-type]
     try:
         async for chunk in chunks:
             parser.write(chunk)
@@ -185,13 +209,13 @@ def boundary_of(content_type: str) -> bytes:
     return boundary
 
 
-async def read_upload_bytes(content_type: str, chunks: AsyncIterator[bytes], cap: int) -> bytes:
+async def read_upload_bytes(content_type: str, chunks: AsyncIterator[bytes], caps: ByteCaps) -> bytes:
     """The image bytes of a request, multipart field `image` or a raw body."""
     media_type = content_type.split(";", 1)[0].strip().lower()
     if media_type == "multipart/form-data":
-        return await read_multipart_field(chunks, boundary_of(content_type), cap)
+        return await read_multipart_field(chunks, boundary_of(content_type), caps)
     if media_type.startswith(RAW_TYPES):
-        return await read_raw(chunks, cap)
+        return await read_raw(chunks, caps)
     raise UnsupportedMediaType(
         f"send the image as multipart/form-data field {FIELD!r} or as application/octet-stream, "
         f"not {media_type or 'no content type'}"

@@ -1,16 +1,26 @@
 """What every image route shares: its OpenAPI request body and error responses, and the
-splitting of a document model's answer into pages."""
+answer for a PDF (one JSON answer, or its pages streamed as NDJSON lines: gateway.documents)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-import numpy as np
-import numpy.typing as npt
-from pydantic import BaseModel
+from fastapi import Header, Request
+from pydantic import BaseModel, Field
+from starlette.responses import Response, StreamingResponse
 
-from gateway.triton import Inference
+from gateway.documents import (
+    NDJSON,
+    PageBody,
+    document_json,
+    ndjson_lines,
+    open_document,
+    wants_stream,
+)
+from gateway.metrics import GatewayMetrics
+from gateway.responses import JSONResponse
+from gateway.settings import Settings
+from gateway.triton import Inference, TritonClient
 from gateway.uploads import FIELD
 
 
@@ -61,48 +71,93 @@ DOCUMENT_REQUEST_BODY: dict[str, Any] = {
         },
     }
 }
-# The document models' page table (triton_repo/shared/pydocument.py): each page's row count
-# of each output, and each rendered page's height and width.
-PAGE_ROWS, PAGE_SIZES = "PAGE_ROWS", "PAGE_SIZES"
-PAGE_TABLE = (PAGE_ROWS, PAGE_SIZES)
+AcceptHeader = Annotated[
+    str | None,
+    Header(description=f"`{NDJSON}`: a PDF's pages streamed, one JSON line per page as it is read"),
+]
 
 
-@dataclass(frozen=True)
-class Page:
-    """One page of a document model's answer, with the page model's outputs for it alone."""
+class DocumentStart(BaseModel):
+    """The stream's first line: how many pages will follow."""
 
-    number: int  # from 1
-    height: int
-    width: int
-    outputs: dict[str, npt.NDArray[Any]]
+    pages: int = Field(ge=1)
+    model: ModelRef
 
 
-def split_pages(outputs: dict[str, npt.NDArray[Any]], names: tuple[str, ...]) -> list[Page]:
-    """A document model's stacked outputs `names`, cut back into pages by its page table."""
-    rows = outputs[PAGE_ROWS].reshape(-1, len(names))
-    sizes = outputs[PAGE_SIZES].reshape(-1, 2)
-    starts = np.zeros(len(names), np.int64)
-    pages = []
-    for number, (counts, (height, width)) in enumerate(zip(rows, sizes, strict=True), start=1):
-        part = {
-            name: outputs[name][start : start + count]
-            for name, start, count in zip(names, starts, counts, strict=True)
-        }
-        starts += counts
-        pages.append(Page(number, int(height), int(width), part))
-    return pages
+class PageError(BaseModel):
+    """A page that could not be read (the others still come)."""
+
+    page: int = Field(ge=1)
+    error: ErrorBody
+
+
+class DocumentEnd(BaseModel):
+    """The stream's last line, once every page has been answered."""
+
+    done: bool
+    pages: int = Field(ge=1)
+    failed: int = Field(ge=0, description="pages answered with an error")
+    model: ModelRef
+
+
+class StreamError(BaseModel):
+    """The last line of a stream cut short (Triton gone, or silent): no closing line follows."""
+
+    error: ErrorBody
+
+
+COMPONENTS = "#/components/schemas/{model}"
+
+
+def _inline(model: type[BaseModel]) -> dict[str, Any]:
+    # Its $defs (ModelRef, ErrorBody) are components of every route's JSON answer already.
+    schema = model.model_json_schema(ref_template=COMPONENTS)
+    schema.pop("$defs", None)
+    return schema
+
+
+def stream_responses(page: type[BaseModel]) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI 200 of a route that streams a PDF's pages, beside its errors."""
+    lines: list[type[BaseModel]] = [DocumentStart, page, PageError, DocumentEnd, StreamError]
+    schema = {
+        "anyOf": [
+            {"$ref": COMPONENTS.format(model=page.__name__)} if model is page else _inline(model)
+            for model in lines
+        ]
+    }
+    description = (
+        "The answer (JSON). For a PDF sent with `Accept: application/x-ndjson`: one JSON object "
+        "per line, the page count first, then each page as soon as it is read (in the order "
+        "they are read; a page that fails is its error, and the others still come), then the "
+        "closing line; a stream cut short ends with an error line instead."
+    )
+    return {200: {"description": description, "content": {NDJSON: {"schema": schema}}}, **ERROR_RESPONSES}
+
+
+async def answer_document(
+    request: Request, accept: str | None, triton: TritonClient, model: str, data: bytes, body: PageBody
+) -> Response:
+    """A PDF's answer: its pages streamed where `accept` asks for NDJSON, else one JSON answer;
+    raises GatewayError (before the stream: the PDF refused, Triton unavailable)."""
+    settings: Settings = request.state.settings
+    metrics: GatewayMetrics = request.state.metrics
+    document = await open_document(triton, model, data, settings)
+    if wants_stream(accept):
+        lines = ndjson_lines(document, body, metrics, settings.retry_after_s)
+        return StreamingResponse(lines, media_type=NDJSON)
+    return JSONResponse(await document_json(document, body, metrics, settings))
 
 
 _ERRORS = {
     400: "empty upload or malformed or truncated body",
     401: "API keys are configured and none valid was sent (Authorization: Bearer <key>)",
-    413: "upload larger than the byte cap",
+    413: "upload larger than the byte cap (an image's, or a PDF's)",
     415: "not a supported image format (or a PDF where only images are read)",
     422: "missing field, undecodable image or PDF, over the pixel cap, or a PDF over the page cap",
     429: "too many requests in flight (see Retry-After)",
     502: "a model failed on the request (retrying will not help; details in the gateway's log)",
     503: "inference server unavailable",
-    504: "inference server did not answer in time",
+    504: "inference server did not answer in time (for a PDF: its deadline, growing with its pages)",
 }
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorResponse, "description": text} for status, text in _ERRORS.items()

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated, Any
 
 import numpy as np
 import numpy.typing as npt
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, Field
 from starlette.responses import Response
 
@@ -14,11 +15,11 @@ from gateway.deps import DocumentUploadDep, TritonDep
 from gateway.responses import JSONResponse
 from gateway.routers.common import (
     DOCUMENT_REQUEST_BODY,
-    ERROR_RESPONSES,
-    PAGE_TABLE,
+    AcceptHeader,
     ModelRef,
+    answer_document,
     model_ref,
-    split_pages,
+    stream_responses,
 )
 from gateway.uploads import PDF
 
@@ -98,26 +99,25 @@ def page_json(out: dict[str, npt.NDArray[Any]], min_score: float) -> dict[str, A
 @router.post(
     "/ocr",
     response_model=OcrResult | OcrPages,
-    responses=ERROR_RESPONSES,
+    responses=stream_responses(OcrPage),
     openapi_extra=DOCUMENT_REQUEST_BODY,
     summary="Read the text in an image or a PDF",
 )
 async def read_text(
+    request: Request,
     upload: DocumentUploadDep,
     triton: TritonDep,
     min_score: Annotated[float, Query(ge=0, le=1, description="drop lines scoring below this")] = 0.0,
     detect: Annotated[
         bool, Query(description="false: the whole image is one text line (PDF pages are always detected)")
     ] = True,
+    accept: AcceptHeader = None,
 ) -> Response:
     """Detect and recognise text lines (English and Chinese, PP-OCRv4), as RapidOCR does. A
-    PDF's pages are rendered and read inside Triton; its answer has one entry per page."""
+    PDF's pages are rendered and read inside Triton; its answer has one entry per page, or,
+    asked for as `application/x-ndjson`, one line per page as soon as it is read."""
     if upload.format == PDF:
-        document = await triton.infer_image(DOCUMENT_MODEL, upload.data, OUTPUTS + PAGE_TABLE)
-        pages = [
-            {"page": page.number, **page_json(page.outputs, min_score)}
-            for page in split_pages(document.outputs, OUTPUTS)
-        ]
-        return JSONResponse({"pages": pages, "model": model_ref(document)})
+        body = partial(page_json, min_score=min_score)
+        return await answer_document(request, accept, triton, DOCUMENT_MODEL, upload.data, body)
     result = await triton.infer_image(PAGE_MODEL if detect else LINE_MODEL, upload.data, OUTPUTS)
     return JSONResponse({**page_json(result.outputs, min_score), "model": model_ref(result)})

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 from starlette.responses import Response
 
@@ -14,13 +14,12 @@ from gateway.deps import DocumentUploadDep, TritonDep
 from gateway.responses import JSONResponse
 from gateway.routers.common import (
     DOCUMENT_REQUEST_BODY,
-    ERROR_RESPONSES,
-    PAGE_TABLE,
+    AcceptHeader,
     ModelRef,
+    answer_document,
     model_ref,
-    split_pages,
+    stream_responses,
 )
-from gateway.triton import Inference
 from gateway.uploads import PDF
 
 MODEL = "seal"
@@ -95,27 +94,25 @@ def seals_json(out: dict[str, npt.NDArray[Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def pages_json(result: Inference) -> dict[str, Any]:
-    """A document model's answer as one entry per page."""
-    pages = [
-        {"page": page.number, "width": page.width, "height": page.height, "seals": seals_json(page.outputs)}
-        for page in split_pages(result.outputs, OUTPUTS)
-    ]
-    return {"pages": pages, "model": model_ref(result)}
+def page_seals(outputs: dict[str, npt.NDArray[Any]]) -> dict[str, Any]:
+    """A PDF page's reading (its number and size come with it: gateway.documents)."""
+    return {"seals": seals_json(outputs)}
 
 
 @router.post(
     "/seal",
     response_model=SealResult | SealPages,
-    responses=ERROR_RESPONSES,
+    responses=stream_responses(SealPage),
     openapi_extra=DOCUMENT_REQUEST_BODY,
     summary="Read the red seals (公章) on a page or in a PDF",
 )
-async def read_seals(upload: DocumentUploadDep, triton: TritonDep) -> Response:
+async def read_seals(
+    request: Request, upload: DocumentUploadDep, triton: TritonDep, accept: AcceptHeader = None
+) -> Response:
     """Find red stamps, unwrap their curved text and read rim, inner lines and codes. A PDF's
-    pages are rendered and read inside Triton; its answer has one entry per page."""
+    pages are rendered and read inside Triton; its answer has one entry per page, or, asked
+    for as `application/x-ndjson`, one line per page as soon as it is read."""
     if upload.format == PDF:
-        document = await triton.infer_image(DOCUMENT_MODEL, upload.data, OUTPUTS + PAGE_TABLE)
-        return JSONResponse(pages_json(document))
+        return await answer_document(request, accept, triton, DOCUMENT_MODEL, upload.data, page_seals)
     result = await triton.infer_image(MODEL, upload.data, OUTPUTS)
     return JSONResponse({"seals": seals_json(result.outputs), "model": model_ref(result)})

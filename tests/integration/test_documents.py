@@ -66,9 +66,40 @@ def test_mnist_refuses_a_pdf(http: httpx.Client) -> None:
     assert response.status_code == 415 and response.json()["error"]["code"] == "unsupported_media_type"
 
 
-def test_the_api_docs_show_both_answers(http: httpx.Client) -> None:
-    paths = http.get("/openapi.json").json()["paths"]
-    for route, shapes in (("/v1/seal", {"SealResult", "SealPages"}), ("/v1/ocr", {"OcrResult", "OcrPages"})):
-        schema = paths[route]["post"]["responses"]["200"]["content"]["application/json"]["schema"]
-        assert {ref["$ref"].rsplit("/", 1)[1] for ref in schema["anyOf"]} == shapes
-        assert "application/pdf" in paths[route]["post"]["requestBody"]["content"]
+ANSWERS = (
+    ("/v1/seal", {"SealResult", "SealPages"}, "SealPage"),
+    ("/v1/ocr", {"OcrResult", "OcrPages"}, "OcrPage"),
+)
+
+
+def test_the_api_docs_show_both_answers_and_the_stream(http: httpx.Client) -> None:
+    document = http.get("/openapi.json").json()
+    for route, shapes, page in ANSWERS:
+        post = document["paths"][route]["post"]
+        content = post["responses"]["200"]["content"]
+        assert {name(schema) for schema in content["application/json"]["schema"]["anyOf"]} == shapes
+        lines = {name(schema) for schema in content["application/x-ndjson"]["schema"]["anyOf"]}
+        assert lines == {"DocumentStart", page, "PageError", "DocumentEnd", "StreamError"}
+        assert "application/pdf" in post["requestBody"]["content"]
+        assert any(p["name"] == "accept" and p["in"] == "header" for p in post["parameters"])
+    assert all(resolves(document, ref) for ref in refs(document))
+
+
+def name(schema: dict[str, Any]) -> str:
+    return str(schema.get("title") or schema["$ref"].rsplit("/", 1)[1])
+
+
+def refs(node: Any) -> list[str]:
+    if isinstance(node, dict):
+        own = [node["$ref"]] if "$ref" in node else []
+        return own + [ref for value in node.values() for ref in refs(value)]
+    return [ref for value in node for ref in refs(value)] if isinstance(node, list) else []
+
+
+def resolves(document: dict[str, Any], ref: str) -> bool:
+    node: Any = document
+    for part in ref.removeprefix("#/").split("/"):
+        if not isinstance(node, dict) or part not in node:
+            return False
+        node = node[part]
+    return True

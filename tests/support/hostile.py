@@ -91,7 +91,7 @@ def corpus(max_pixels: int) -> dict[str, bytes]:
         "text": lambda: b"hello, this is not an image",
         "svg": lambda: b"<svg xmlns='http://www.w3.org/2000/svg' width='1e9' height='1e9'/>",
         "pdf": lambda: b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n",
-        "pdf of 25 blank pages": lambda: blank_pdf(*[A4_POINTS] * 25),
+        "pdf of 1001 blank pages": lambda: blank_pdf(*[A4_POINTS] * 1001),
         "pdf cut in half": lambda: _cut(blank_pdf(A4_POINTS, A4_POINTS), 0.5),
         "encrypted pdf": encrypted_pdf,
         "png signature only": lambda: b"\x89PNG\r\n\x1a\n",
@@ -141,7 +141,7 @@ EXPECTED_STATUS = {
 # PDFs: read on the document routes (where these are 422: unreadable, encrypted, over the
 # page cap), refused as 415 on the others.
 DOCUMENT_ROUTES = frozenset({"/v1/ocr", "/v1/seal"})
-PDF_ENTRIES = frozenset({"pdf", "pdf of 25 blank pages", "pdf cut in half", "encrypted pdf"})
+PDF_ENTRIES = frozenset({"pdf", "pdf of 1001 blank pages", "pdf cut in half", "encrypted pdf"})
 
 
 def expected_status(name: str, route: str) -> int | None:

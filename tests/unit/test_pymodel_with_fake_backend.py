@@ -6,6 +6,7 @@ One request whose handler raises must fail alone, with one response per request,
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import importlib.util
 import json
@@ -17,6 +18,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+
+MODULES_OVER_IT = ("pymodel", "pydocument")
 
 
 class FakeTritonError:
@@ -31,8 +34,10 @@ class FakeResponse:
         self.output_tensors, self.error = output_tensors, error
 
 
-@pytest.fixture
-def pymodel() -> Iterator[types.ModuleType]:
+@contextlib.contextmanager
+def fake_backend() -> Iterator[None]:
+    """The fake triton_python_backend_utils installed; the modules that import it are imported
+    afresh inside (and forgotten after)."""
     fake = types.ModuleType("triton_python_backend_utils")
     fake.TritonError = FakeTritonError  # type: ignore[attr-defined]
     fake.InferenceResponse = FakeResponse  # type: ignore[attr-defined]
@@ -42,13 +47,21 @@ def pymodel() -> Iterator[types.ModuleType]:
     fake.Logger = types.SimpleNamespace(  # type: ignore[attr-defined]
         log_error=fake.logged.append, log_warn=fake.logged.append, log_info=fake.logged.append
     )
+    fake.TRITONSERVER_RESPONSE_COMPLETE_FINAL = 1  # type: ignore[attr-defined]
     sys.modules["triton_python_backend_utils"] = fake
-    sys.modules.pop("pymodel", None)
+    for name in MODULES_OVER_IT:
+        sys.modules.pop(name, None)
     try:
-        yield importlib.import_module("pymodel")
+        yield
     finally:
-        sys.modules.pop("pymodel", None)
-        sys.modules.pop("triton_python_backend_utils", None)
+        for name in (*MODULES_OVER_IT, "triton_python_backend_utils"):
+            sys.modules.pop(name, None)
+
+
+@pytest.fixture
+def pymodel() -> Iterator[types.ModuleType]:
+    with fake_backend():
+        yield importlib.import_module("pymodel")
 
 
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"

@@ -22,7 +22,7 @@ from PIL import Image
 
 from gateway.errors import ClientError, GatewayError
 from gateway.headers import SUPPORTED_FORMATS, header_size
-from gateway.uploads import read_upload_bytes, sniff_format, validate_image
+from gateway.uploads import ByteCaps, read_upload_bytes, sniff_format, validate_image
 from tests.support.hostile import (
     bmp_claiming,
     gif_claiming,
@@ -116,7 +116,7 @@ async def split(body: bytes, cuts: list[int]) -> AsyncIterator[bytes]:
 
 
 def read(body: bytes, cuts: list[int]) -> bytes:
-    return asyncio.run(read_upload_bytes(MULTIPART, split(body, cuts), CAP))
+    return asyncio.run(read_upload_bytes(MULTIPART, split(body, cuts), ByteCaps(CAP)))
 
 
 field_names = st.sampled_from(["note", "other", "file", "x"])

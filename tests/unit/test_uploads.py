@@ -19,6 +19,7 @@ from gateway.errors import (
     UnsupportedMediaType,
 )
 from gateway.uploads import (
+    ByteCaps,
     check_declared_length,
     read_upload_bytes,
     sniff_format,
@@ -51,8 +52,8 @@ async def chunked(body: bytes, size: int = 7) -> AsyncIterator[bytes]:
         yield body[start : start + size]
 
 
-def read(content_type: str, body: bytes, cap: int = 1 << 20) -> bytes:
-    return asyncio.run(read_upload_bytes(content_type, chunked(body), cap))
+def read(content_type: str, body: bytes, cap: int = 1 << 20, pdf_cap: int | None = None) -> bytes:
+    return asyncio.run(read_upload_bytes(content_type, chunked(body), ByteCaps(cap, pdf_cap)))
 
 
 @pytest.mark.parametrize("fmt", ["PNG", "JPEG", "GIF", "BMP", "TIFF", "WEBP"])
@@ -106,7 +107,7 @@ def test_multipart_over_the_cap_stops_reading() -> None:
             yield b"z" * 4096
 
     with pytest.raises(PayloadTooLarge):
-        asyncio.run(read_upload_bytes(MULTIPART, endless(), cap=64 * 1024))
+        asyncio.run(read_upload_bytes(MULTIPART, endless(), ByteCaps(64 * 1024)))
     assert consumed <= 64 * 1024 + 4096
 
 
@@ -114,6 +115,24 @@ def test_raw_body_over_the_cap_is_too_large() -> None:
     with pytest.raises(PayloadTooLarge):
         read("application/octet-stream", b"a" * 101, cap=100)
     assert read("image/png", b"a" * 100, cap=100) == b"a" * 100
+
+
+PDF = b"%PDF-1.7\n" + b"p" * 200
+
+
+@pytest.mark.parametrize("content_type", ["application/pdf", MULTIPART])
+def test_a_pdf_has_its_own_cap_where_pdfs_are_read(content_type: str) -> None:
+    body = PDF if content_type == "application/pdf" else multipart({"image": PDF})
+    assert read(content_type, body, cap=100, pdf_cap=len(PDF)) == PDF
+    with pytest.raises(PayloadTooLarge, match=f"PDF upload cap of {len(PDF) - 1} bytes"):
+        read(content_type, body, cap=10_000, pdf_cap=len(PDF) - 1)
+    with pytest.raises(PayloadTooLarge, match="image exceeds the upload cap of 100"):
+        read(content_type, body, cap=100)  # a route that reads no PDFs holds it to the image cap
+
+
+def test_an_image_keeps_the_image_cap_beside_a_larger_pdf_cap() -> None:
+    with pytest.raises(PayloadTooLarge, match="image exceeds the upload cap of 100"):
+        read("image/png", b"\x89PNG" + b"a" * 100, cap=100, pdf_cap=10_000)
 
 
 @pytest.mark.parametrize(

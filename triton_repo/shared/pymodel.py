@@ -66,6 +66,13 @@ RECOGNITION_MODELS = {model.name: model for model in (PPOCR_V4, PPOCR_V5, PPOCR_
 _answering: ContextVar[Any] = ContextVar("answering", default=None)
 
 
+def answering(request: Any) -> None:
+    """Marks `request` as the one the calling task (and the tasks it starts) answers: their
+    BLS calls stop once its client has gone. The error boundaries set it; a decoupled model,
+    which answers outside them, sets it itself."""
+    _answering.set(request)
+
+
 class PerRequestModel:
     """Base of the python models: exactly one response per request, in order.
 
@@ -97,7 +104,7 @@ class AsyncPerRequestModel:
         return list(await asyncio.gather(*(self._guarded(request) for request in requests)))
 
     async def _guarded(self, request: Any) -> Any:
-        _answering.set(request)  # in this request's own task (gather): its calls' tasks inherit it
+        answering(request)  # in this request's own task (gather): its calls' tasks inherit it
         try:
             return await self.respond(request)
         except Exception as exc:  # noqa: BLE001 - the contract: never fail the other requests
@@ -134,9 +141,18 @@ def _ids(request: Any) -> str:
     return f"request {_request_id(request)} trace {trace_id}"
 
 
-def failed(exc: Exception, model: str, request: Any) -> Any:
-    """The one error boundary of the python models: the response for a request whose
-    handling raised `exc`.
+@dataclass(frozen=True)
+class Failure:
+    """How a request's failure is answered: the `pb_utils.TritonError` code's name and the
+    message its client may see."""
+
+    code: str
+    message: str
+
+
+def failure(exc: Exception, model: str, request: Any) -> Failure:
+    """The one error boundary of the python models: what a request whose handling raised
+    `exc` is answered, logged where it is not the client's fault.
 
     ImageError (the upload is not a usable image) -> INVALID_ARG with its message, the
     gateway's 422; RequestCancelled (nobody waits for the answer any more) -> CANCELLED;
@@ -146,21 +162,25 @@ def failed(exc: Exception, model: str, request: Any) -> Any:
     the request's id.
     """
     if isinstance(exc, ImageError):
-        return _error(str(exc), pb_utils.TritonError.INVALID_ARG)
+        return Failure("INVALID_ARG", str(exc))
     ids = _ids(request)
     if isinstance(exc, RequestCancelled):
         pb_utils.Logger.log_info(f"{model}: {ids}: cancelled, work left dropped")
-        return _error(f"{model}: request cancelled", pb_utils.TritonError.CANCELLED)
+        return Failure("CANCELLED", f"{model}: request cancelled")
     if isinstance(exc, ModelCallError):
         pb_utils.Logger.log_warn(f"{model}: {ids}: {exc}")
-        return _error(f"{model}: {exc.model} is unavailable", pb_utils.TritonError.UNAVAILABLE)
+        return Failure("UNAVAILABLE", f"{model}: {exc.model} is unavailable")
     detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     pb_utils.Logger.log_error(f"{model}: {ids}: {detail}")
-    return _error(f"{model}: internal error (request {_request_id(request)})", pb_utils.TritonError.INTERNAL)
+    return Failure("INTERNAL", f"{model}: internal error (request {_request_id(request)})")
 
 
-def _error(message: str, code: Any) -> Any:
-    return pb_utils.InferenceResponse(error=pb_utils.TritonError(message, code))
+def failed(exc: Exception, model: str, request: Any) -> Any:
+    """The error response for a request whose handling raised `exc` (see `failure`)."""
+    answer = failure(exc, model, request)
+    return pb_utils.InferenceResponse(
+        error=pb_utils.TritonError(answer.message, getattr(pb_utils.TritonError, answer.code))
+    )
 
 
 def model_config(args: dict[str, str]) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""ocr_document (BLS): a PDF in, the `ocr` model's answer for every page (see pydocument)."""
+"""ocr_document (BLS, decoupled): a PDF in, the `ocr` model's answer for each page as it is read
+(see pydocument)."""
 
 from __future__ import annotations
 

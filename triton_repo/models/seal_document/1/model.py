@@ -1,4 +1,5 @@
-"""seal_document (BLS): a PDF in, the `seal` model's answer for every page (see pydocument)."""
+"""seal_document (BLS, decoupled): a PDF in, the `seal` model's answer for each page as it is read
+(see pydocument)."""
 
 from __future__ import annotations
 
