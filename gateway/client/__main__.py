@@ -1,9 +1,10 @@
 """python -m gateway.client {mnist,ocr,seal} PATH... [--url URL] [--api-key KEY]
 [--concurrency N] [--output FILE]
 
-Sends every image and PDF under PATH to the gateway and writes one JSON line per file. With
---output, files that already have a final answer there are skipped and new lines appended,
-so the same command resumes an interrupted run. Exit status: 0 when every file was read, 1
+Sends every image and PDF under PATH to the gateway and writes one JSON line per file, and
+for a PDF one line per page before it, as each page is read. With --output, files that
+already have a final answer there are skipped and new lines appended, so the same command
+resumes an interrupted run (a PDF cut short is sent again whole). Exit status: 0 when every file was read, 1
 when some failed, 2 on bad arguments.
 """
 
@@ -21,7 +22,7 @@ from typing import TextIO
 
 from gateway.client.files import discover, settled
 from gateway.client.progress import Progress, Tally
-from gateway.client.runner import Outcome, RetryPolicy, client_for, run
+from gateway.client.runner import Outcome, PageOutcome, RetryPolicy, client_for, run
 
 TASKS = ("mnist", "ocr", "seal")
 API_KEY_ENV = "GATEWAY_API_KEY"
@@ -49,9 +50,9 @@ def _output(path: Path | None) -> Iterator[TextIO]:
 
 
 async def _run(args: argparse.Namespace, files: list[Path], out: TextIO, progress: Progress) -> None:
-    def done(outcome: Outcome) -> None:
+    def done(outcome: Outcome | PageOutcome) -> None:
         out.write(json.dumps(outcome.record(), ensure_ascii=False) + "\n")
-        out.flush()  # a line per settled file survives an interruption
+        out.flush()  # a line per page and per settled file survives an interruption
         progress.update(outcome)
 
     async with client_for(args.url, args.api_key, args.concurrency) as client:

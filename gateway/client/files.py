@@ -33,7 +33,8 @@ def is_final(status: int) -> bool:
 
 def settled(output: Path) -> set[str]:
     """The files that already have a final answer in a JSON Lines output (empty if absent).
-    A line cut short by an interrupted run is ignored."""
+    A line cut short by an interrupted run is ignored, and so are a PDF's page lines: a PDF
+    whose own line never came is sent again."""
     if not output.exists():
         return set()
     done: set[str] = set()
@@ -42,6 +43,6 @@ def settled(output: Path) -> set[str]:
             record = json.loads(line)
         except json.JSONDecodeError:
             continue
-        if isinstance(record, dict) and is_final(int(record.get("status", 0))):
-            done.add(str(record["file"]))
+        if isinstance(record, dict) and "page" not in record and is_final(int(record.get("status", 0))):
+            done.add(str(record["file"]))  # a file's own line: a PDF's page lines come before it
     return done

@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from gateway.client.runner import Outcome
+from gateway.client.runner import Outcome, PageOutcome
 
 BAR_WIDTH = 30
 LINE_EVERY = 0.1  # without a terminal, a line at each tenth of the run
@@ -22,7 +22,11 @@ class Tally:
     pages: int = 0
     started: float = field(default_factory=time.monotonic)
 
-    def add(self, outcome: Outcome) -> None:
+    def add(self, outcome: Outcome | PageOutcome) -> None:
+        """A file settled, or one page of a streamed PDF read."""
+        if isinstance(outcome, PageOutcome):
+            self.pages += outcome.ok
+            return
         self.files += 1
         self.failures += not outcome.ok
         self.pages += outcome.pages
@@ -47,7 +51,7 @@ class Progress:
         self.live = stream.isatty()
         self._next_line = LINE_EVERY
 
-    def update(self, outcome: Outcome) -> None:
+    def update(self, outcome: Outcome | PageOutcome) -> None:
         self.tally.add(outcome)
         share = self.tally.files / max(self.tally.total, 1)
         if self.live:

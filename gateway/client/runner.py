@@ -1,8 +1,14 @@
 """Sending files: bounded concurrency, retries the service asks for, one outcome per file.
 
+Every file is sent asking for a stream (`Accept: application/x-ndjson`): a PDF's pages then
+come one line at a time as the service reads them, and each is handed on at once
+(`PageOutcome`) before the file's own outcome, its stream's closing line; an image is
+answered with JSON as ever.
+
 Retried: 429 (overloaded) and 503 (Triton unavailable), after the `Retry-After` they carry;
-504 (Triton did not answer in time) and a lost connection, after an exponential back-off with
-jitter. Everything else is final: a 4xx will fail the same way again, and a 502 is a model
+504 (Triton did not answer in time), a lost connection and a stream cut short, after an
+exponential back-off with jitter (a retried PDF's pages already handed on are not handed on
+again). Everything else is final: a 4xx will fail the same way again, and a 502 is a model
 failing on this file. After `RetryPolicy.attempts` tries the last answer stands.
 """
 
@@ -10,17 +16,19 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import mimetypes
 import random
 import time
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 RETRY_STATUSES = frozenset({429, 503, 504})
+NDJSON = "application/x-ndjson"
 NO_ANSWER = 0  # the status of a file that got no HTTP answer at all
 REQUEST_TIMEOUT_S = 300.0  # a many-page PDF on a busy CPU server takes minutes
 CONNECT_TIMEOUT_S = 10.0
@@ -52,15 +60,72 @@ class Outcome:
 
     @property
     def pages(self) -> int:
-        """Pages read: a PDF's page count, 1 for an image, 0 for a failure."""
-        if not self.ok:
+        """Pages read not counted already: 1 for an image, a PDF answered as JSON its page
+        count, a streamed PDF none (each was a PageOutcome), a failure none."""
+        if not self.ok or not isinstance(self.body, dict) or self.body.get("done"):
             return 0
-        pages = self.body.get("pages") if isinstance(self.body, dict) else None
+        pages = self.body.get("pages")
         return len(pages) if isinstance(pages, list) else 1
 
     def record(self) -> dict[str, Any]:
         """The output line: `{"file", "status", "result"}` or `{"file", "status", "error"}`."""
         return {"file": self.file, "status": self.status, ("result" if self.ok else "error"): self.body}
+
+
+@dataclass(frozen=True)
+class PageOutcome:
+    """One page of a streamed PDF as it came: 200 and the page, or its error's status and error."""
+
+    file: str
+    page: int
+    status: int
+    body: Any
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300
+
+    def record(self) -> dict[str, Any]:
+        """The output line: `{"file", "page", "status", "result" | "error"}`."""
+        answer = ("result" if self.ok else "error"), self.body
+        return {"file": self.file, "page": self.page, "status": self.status, answer[0]: answer[1]}
+
+
+Emit = Callable[[PageOutcome], None]
+
+
+@dataclass
+class PageRelay:
+    """A file's stream read line by line: each page handed on once, over every try."""
+
+    file: str
+    emit: Emit
+    seen: set[int] = field(default_factory=set)
+
+    async def relay(self, response: httpx.Response) -> Outcome:
+        """The file's outcome: the closing line (200), or the error a stream cut short ends with."""
+        async for line in response.aiter_lines():
+            if not line.strip():
+                continue
+            item = json.loads(line)
+            if "page" in item:
+                self._page(item)
+            elif item.get("done"):
+                return Outcome(self.file, response.status_code, item)
+            elif "error" in item:
+                return Outcome(self.file, int(item["error"]["status"]), item["error"])
+        message = "the stream ended without its closing line"
+        return Outcome(self.file, NO_ANSWER, {"code": "no_answer", "message": message})
+
+    def _page(self, item: dict[str, Any]) -> None:
+        number = int(item["page"])
+        if number in self.seen:
+            return
+        self.seen.add(number)
+        if "error" in item:
+            self.emit(PageOutcome(self.file, number, int(item["error"]["status"]), item["error"]))
+        else:
+            self.emit(PageOutcome(self.file, number, 200, item))
 
 
 def _retry_after(value: str | None) -> float | None:
@@ -103,23 +168,42 @@ def _content_type(path: Path) -> str:
     return mimetypes.guess_type(path.name)[0] or "application/octet-stream"
 
 
+async def _try(
+    client: httpx.AsyncClient, endpoint: str, path: Path, data: bytes, pages: PageRelay
+) -> tuple[httpx.Response, Outcome]:
+    """One try: the response (its body read) and the outcome it gives; raises
+    httpx.TransportError."""
+    files = {"image": (path.name, data, _content_type(path))}
+    async with client.stream("POST", endpoint, files=files, headers={"Accept": NDJSON}) as response:
+        if response.is_success and response.headers.get("content-type", "").startswith(NDJSON):
+            return response, await pages.relay(response)
+        await response.aread()
+    return response, outcome_of(path, response)
+
+
 async def send(
-    client: httpx.AsyncClient, endpoint: str, path: Path, policy: RetryPolicy, sleep: Sleep = asyncio.sleep
+    client: httpx.AsyncClient,
+    endpoint: str,
+    path: Path,
+    policy: RetryPolicy,
+    sleep: Sleep = asyncio.sleep,
+    emit: Emit = lambda page: None,
 ) -> Outcome:
-    """Post one file as the multipart field `image`, retrying as the module says."""
-    data = path.read_bytes()
+    """Post one file as the multipart field `image`, retrying as the module says; a PDF's
+    pages are handed to `emit` as they come."""
+    data, pages = path.read_bytes(), PageRelay(str(path), emit)
     for attempt in range(policy.attempts):
         last = attempt == policy.attempts - 1
         try:
-            response = await client.post(endpoint, files={"image": (path.name, data, _content_type(path))})
+            response, outcome = await _try(client, endpoint, path, data, pages)
         except httpx.TransportError as exc:
             if last:
                 message = f"{type(exc).__name__}: {exc}"
                 return Outcome(str(path), NO_ANSWER, {"code": "no_answer", "message": message})
             await sleep(retry_delay(None, attempt, policy))
             continue
-        if response.status_code not in RETRY_STATUSES or last:
-            return outcome_of(path, response)
+        if outcome.status not in RETRY_STATUSES or last:
+            return outcome
         await sleep(retry_delay(response, attempt, policy))
     raise AssertionError("unreachable: the last attempt returns")  # pragma: no cover
 
@@ -134,15 +218,16 @@ async def run(
     endpoint: str,
     files: Iterable[Path],
     concurrency: int,
-    done: Callable[[Outcome], None],
+    done: Callable[[Outcome | PageOutcome], None],
     policy: RetryPolicy = RetryPolicy(),
 ) -> None:
-    """Send every file with at most `concurrency` in flight, calling `done` as each is settled."""
+    """Send every file with at most `concurrency` in flight, calling `done` with each page of
+    a PDF as it comes and with each file as it is settled."""
     queue = iter(files)
 
     async def worker() -> None:
         for path in queue:  # one iterator shared by all workers: each file is taken once
-            done(await send(client, endpoint, path, policy))
+            done(await send(client, endpoint, path, policy, emit=done))
 
     await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
 

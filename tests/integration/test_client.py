@@ -1,5 +1,6 @@
 """`python -m gateway.client` against the real stack: a folder of real digits and a file the
-service refuses, JSON Lines out, and a second run that resumes instead of sending again."""
+service refuses, JSON Lines out, and a second run that resumes instead of sending again; a
+PDF's pages streamed into a line each."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from PIL import Image
 
 from evaluation.support.digits import load_mnist
+from tests.support.seal_pages import as_pdf, seal_grid
 
 pytestmark = pytest.mark.integration
 DIGITS = 5
@@ -71,3 +74,22 @@ def test_a_gateway_that_is_not_there_gives_a_line_per_file_not_a_crash(
     records = [json.loads(line) for line in output.read_text().splitlines()]
     assert len(records) == DIGITS + 1 and all(r["status"] == 0 for r in records)
     assert all(r["error"]["code"] == "no_answer" for r in records)
+
+
+def test_a_pdf_is_written_a_line_per_page_and_a_resumed_run_skips_it(
+    gateway_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    root = tmp_path_factory.mktemp("contracts")
+    page = Image.fromarray(seal_grid(1, 1)[..., ::-1])
+    (root / "contract.pdf").write_bytes(as_pdf([page] * 3))
+    output = root / "seals.jsonl"
+    first = client("seal", str(root / "contract.pdf"), "--url", gateway_url, "--output", str(output))
+    assert first.returncode == 0, first.stderr
+    assert "1/1 files, 0 failed, 3 pages" in first.stderr
+    *pages, closing = map(json.loads, output.read_text().splitlines())
+    assert sorted(p["page"] for p in pages) == [1, 2, 3]  # each as it came, before the file's own line
+    assert all(p["status"] == 200 and len(p["result"]["seals"]) == 1 for p in pages)
+    assert closing["status"] == 200 and closing["result"]["done"] and closing["result"]["pages"] == 3
+    again = client("seal", str(root / "contract.pdf"), "--url", gateway_url, "--output", str(output))
+    assert "resuming: 1 of 1 files already done" in again.stderr
+    assert len(output.read_text().splitlines()) == 4

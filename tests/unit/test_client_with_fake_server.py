@@ -8,12 +8,13 @@ import asyncio
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
 from gateway.client.files import discover, settled
-from gateway.client.runner import NO_ANSWER, Outcome, RetryPolicy, retry_delay, run, send
+from gateway.client.runner import NO_ANSWER, Outcome, PageOutcome, RetryPolicy, retry_delay, run, send
 
 Handler = Callable[[httpx.Request], httpx.Response]
 
@@ -139,6 +140,7 @@ def test_pages_count_a_pdf_answer_by_its_pages() -> None:
     assert Outcome("a.pdf", 200, {"pages": [{}, {}, {}]}).pages == 3
     assert Outcome("a.png", 200, {"seals": []}).pages == 1
     assert Outcome("a.png", 422, {}).pages == 0
+    assert Outcome("a.pdf", 200, {"done": True, "pages": 3}).pages == 0  # its pages came one by one
 
 
 def test_run_sends_each_file_once_with_bounded_concurrency(tmp_path: Path) -> None:
@@ -167,3 +169,71 @@ def test_run_sends_each_file_once_with_bounded_concurrency(tmp_path: Path) -> No
     assert sorted(o.file for o in outcomes) == sorted(str(f) for f in files)
     assert {o.body["name"] for o in outcomes} == {f.name for f in files}
     assert most == 3
+
+
+def ndjson(*lines: dict[str, Any]) -> httpx.Response:
+    body = "".join(json.dumps(line) + "\n" for line in lines)
+    return httpx.Response(200, text=body, headers={"content-type": "application/x-ndjson"})
+
+
+START = {"pages": 3, "model": {"name": "seal_document", "version": "1"}}
+DONE = {"done": True, "pages": 3, "failed": 1, "model": START["model"]}
+PAGE_ERROR = {"status": 422, "code": "invalid_image", "message": "page 2: refused"}
+
+
+def send_pdf(answers: list[httpx.Response | Exception], pdf: Path) -> tuple[Outcome, list[PageOutcome], Any]:
+    client, seen = fake_server(answers)
+    pages: list[PageOutcome] = []
+
+    async def no_wait(seconds: float) -> None:
+        return None
+
+    async def go() -> Outcome:
+        async with client:
+            return await send(client, "/v1/seal", pdf, RetryPolicy(attempts=3), no_wait, emit=pages.append)
+
+    return asyncio.run(go()), pages, seen
+
+
+@pytest.fixture
+def pdf(tmp_path: Path) -> Path:
+    path = tmp_path / "contract.pdf"
+    path.write_bytes(b"%PDF-1.7 fake")
+    return path
+
+
+def test_a_pdf_s_pages_are_handed_on_as_they_come_then_its_closing_line(pdf: Path) -> None:
+    answer = ndjson(
+        START, {"page": 3, "seals": []}, {"page": 2, "error": PAGE_ERROR}, {"page": 1, "seals": []}, DONE
+    )
+    outcome, pages, requests = send_pdf([answer], pdf)
+    assert requests[0].headers["accept"] == "application/x-ndjson"
+    assert [(p.page, p.status) for p in pages] == [(3, 200), (2, 422), (1, 200)]
+    assert pages[1].record() == {"file": str(pdf), "page": 2, "status": 422, "error": PAGE_ERROR}
+    assert outcome.status == 200 and outcome.body == DONE and outcome.pages == 0  # counted page by page
+
+
+def test_a_stream_cut_short_is_sent_again_and_its_pages_are_not_handed_on_twice(pdf: Path) -> None:
+    cut = ndjson(START, {"page": 1, "seals": []}, {"error": {"status": 503, "code": "triton_unavailable"}})
+    whole = ndjson(
+        START, {"page": 1, "seals": []}, {"page": 2, "error": PAGE_ERROR}, {"page": 3, "seals": []}, DONE
+    )
+    outcome, pages, requests = send_pdf([cut, whole], pdf)
+    assert len(requests) == 2 and [p.page for p in pages] == [1, 2, 3]
+    assert outcome.status == 200
+
+
+def test_a_stream_without_its_closing_line_is_no_answer(pdf: Path) -> None:
+    outcome, pages, _ = send_pdf([ndjson(START, {"page": 1, "seals": []})], pdf)
+    assert outcome.status == NO_ANSWER and [p.page for p in pages] == [1]
+
+
+def test_a_resumed_run_sends_again_a_pdf_whose_own_line_never_came(tmp_path: Path) -> None:
+    output = tmp_path / "out.jsonl"
+    lines = [
+        {"file": "a.pdf", "page": 1, "status": 200, "result": {}},
+        {"file": "b.pdf", "page": 1, "status": 200, "result": {}},
+        {"file": "b.pdf", "status": 200, "result": DONE},
+    ]
+    output.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert settled(output) == {"b.pdf"}
