@@ -104,17 +104,74 @@ function showDigit(answer, context) {
   });
 }
 
+function pageBlock(page) {
+  // A PDF page's block, kept in page order whatever order the pages are read in.
+  const block = element("section", "page");
+  block.dataset.page = String(page.page);
+  block.append(element("h3", "", `Page ${page.page}`));
+  const later = [...$("text").children].find((other) => Number(other.dataset.page) > page.page);
+  $("text").insertBefore(block, later || null);
+  return block;
+}
+
+function showPage(page, show) {
+  const block = pageBlock(page);
+  if (page.error) block.append(element("div", "page-error", `${page.error.status}: ${page.error.message}`));
+  else show(page, null, block);
+}
+
 function showPages(answer, show) {
-  // A PDF's answer: every page's reading, one after another (no picture to draw on).
-  for (const page of answer.pages) {
-    const block = element("section", "page");
-    block.append(element("h3", "", `Page ${page.page}`));
-    $("text").append(block);
-    show(page, null, block);
+  // A PDF's answer as one JSON: every page's reading (no picture to draw on).
+  for (const page of answer.pages) showPage(page, show);
+}
+
+async function eachLine(response, onLine) {
+  // NDJSON as it arrives: one JSON object per line.
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let pending = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    pending += decoder.decode(value || new Uint8Array(), { stream: !done });
+    const lines = pending.split("\n");
+    pending = done ? "" : lines.pop();
+    for (const line of lines) if (line.trim()) onLine(JSON.parse(line));
+    if (done) return;
   }
 }
 
+async function showStream(response, task, started) {
+  // A PDF's pages as they are read, with a count of those in; the JSON view at the end.
+  const pages = [];
+  let total = 0;
+  let last = null;
+  $("result").hidden = false;
+  drawPicture(null);
+  await eachLine(response, (line) => {
+    last = line;
+    if (line.page !== undefined) {
+      pages.push(line);
+      showPage(line, SHOW[task]);
+      say(`${task}: ${pages.length} of ${total} pages read...`);
+    } else if (!line.done && !line.error) {
+      total = line.pages;
+      say(`${task}: 0 of ${total} pages read...`);
+    }
+  });
+  pages.sort((a, b) => a.page - b.page);
+  $("json").textContent = JSON.stringify({ pages, model: last && last.model }, null, 2);
+  const seconds = ((performance.now() - started) / 1000).toFixed(2);
+  if (!last || !last.done) {
+    const message = last && last.error ? last.error.message : "the stream ended early";
+    say(`${task}: ${pages.length} of ${total} pages read, then: ${message}`, true);
+    return;
+  }
+  const failed = last.failed ? ` (${last.failed} failed)` : "";
+  say(`${task}: ${total} pages answered in ${seconds} s${failed}`);
+}
+
 const SHOW = { mnist: showDigit, ocr: showLines, seal: showSeals };
+const NDJSON = "application/x-ndjson";
 
 async function run(file) {
   if (!file) return;
@@ -125,13 +182,19 @@ async function run(file) {
   const form = new FormData();
   form.append("image", file, file.name || "pasted.png");
   const key = $("key").value.trim();
-  const headers = key ? { Authorization: `Bearer ${key}` } : {};
+  // A PDF's pages stream in as they are read; an image is answered with JSON whatever is asked.
+  const headers = { Accept: `${NDJSON}, application/json` };
+  if (key) headers.Authorization = `Bearer ${key}`;
   const started = performance.now();
   let response;
   try {
     response = await fetch(ENDPOINTS[task], { method: "POST", body: form, headers });
   } catch (error) {
     say(`The service did not answer: ${error.message}`, true);
+    return;
+  }
+  if (response.ok && (response.headers.get("content-type") || "").startsWith(NDJSON)) {
+    await showStream(response, task, started);
     return;
   }
   const seconds = ((performance.now() - started) / 1000).toFixed(2);

@@ -147,14 +147,28 @@ def test_with_api_keys_the_page_asks_for_one_and_uses_it(
         context.close()
 
 
-def test_a_pdf_shows_each_page_s_text(page: tuple[Page, list[str]], gateway_url: str, tmp_path: Path) -> None:
+STATUS_LOG = """() => {
+  window.statusSeen = [];
+  new MutationObserver(() => window.statusSeen.push(document.getElementById("status").textContent))
+    .observe(document.getElementById("status"), { childList: true, characterData: true, subtree: true });
+}"""
+
+
+def test_a_pdf_shows_its_pages_as_they_are_read_with_a_count(
+    page: tuple[Page, list[str]], gateway_url: str, tmp_path: Path
+) -> None:
     browser_page, _ = page
-    rendered, _ = render_page(random.Random(9), "en")
+    rendered = [render_page(random.Random(seed), "en")[0].convert("RGB") for seed in (9, 10, 11)]
     document = tmp_path / "scan.pdf"
-    rendered.convert("RGB").save(
-        document, "PDF", resolution=150, save_all=True, append_images=[rendered.convert("RGB")]
-    )
+    rendered[0].save(document, "PDF", resolution=150, save_all=True, append_images=rendered[1:])
     browser_page.goto(f"{gateway_url}/?task=ocr")
-    upload(browser_page, document)
-    expect(browser_page.locator("#status")).to_contain_text("ocr: answered in")
-    assert browser_page.locator("#text h3").all_inner_texts() == ["Page 1", "Page 2"]
+    browser_page.evaluate(STATUS_LOG)
+    with browser_page.expect_request(lambda request: request.url.endswith("/v1/ocr")) as sent:
+        upload(browser_page, document)
+    assert sent.value.headers["accept"].startswith("application/x-ndjson")
+    expect(browser_page.locator("#status")).to_contain_text("ocr: 3 pages answered in")
+    assert browser_page.locator("#text h3").all_inner_texts() == ["Page 1", "Page 2", "Page 3"]
+    seen = browser_page.evaluate("window.statusSeen")
+    assert "ocr: 0 of 3 pages read..." in seen and "ocr: 1 of 3 pages read..." in seen, seen
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser_page.screenshot(path=str(ARTIFACTS / "page-pdf.png"), full_page=True)
