@@ -29,6 +29,7 @@ def test_the_dashboard_covers_what_the_issue_asks() -> None:
         "nv_inference_queue_duration_us",
         "nv_inference_compute_infer_duration_us",
         "nv_gpu_utilization",
+        "gateway_document_pages_total",  # PDF pages per second
     } <= names
 
 
