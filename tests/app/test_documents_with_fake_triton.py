@@ -231,5 +231,5 @@ def test_only_an_accept_naming_ndjson_asks_for_the_stream(accept: str | None, st
 
 
 def test_settings_deadline_is_the_request_s_plus_each_page_s_up_to_the_cap() -> None:
-    settings = Settings(request_timeout_s=30, document_page_s=5, max_document_timeout_s=600)
-    assert [settings.document_timeout_s(pages) for pages in (1, 20, 1000)] == [35, 130, 600]
+    settings = Settings(request_timeout_s=30, document_page_s=15, max_document_timeout_s=3600)
+    assert [settings.document_timeout_s(pages) for pages in (1, 20, 1000)] == [45, 330, 3600]

@@ -34,3 +34,18 @@ def test_instances_are_placed_for_gpu_and_cpu_machines_alike(config: Path) -> No
     else:
         assert 'platform: "onnxruntime_onnx"' in text, config
         assert INSTANCE_GROUP.search(text) and _kinds(text) == [], config
+
+
+PAGES_IN_FLIGHT = re.compile(r'key: "pages_in_flight" value: \{ string_value: "(\d+)" \}')
+PAGE_MODEL = re.compile(r'key: "page_model" value: \{ string_value: "(\w+)" \}')
+ENSEMBLE_STEP = re.compile(r"^\s*model_name:", re.MULTILINE)
+
+
+@pytest.mark.parametrize("document", ["seal_document", "ocr_document"])
+def test_a_document_model_keeps_a_page_at_each_step_of_its_page_model_and_one_waiting(document: str) -> None:
+    """pages_in_flight is sized from the page model: one page per step of its pipeline (an
+    ensemble's steps; one for a single model) and one rendered, waiting for the first."""
+    config = (MODELS / document / "config.pbtxt").read_text()
+    (page_model,) = PAGE_MODEL.findall(config)
+    steps = len(ENSEMBLE_STEP.findall((MODELS / page_model / "config.pbtxt").read_text())) or 1
+    assert int(PAGES_IN_FLIGHT.findall(config)[0]) == steps + 1
