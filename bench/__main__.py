@@ -1,10 +1,12 @@
 """Run the benchmarks against a fresh local stack and print Markdown for BENCHMARKS.md.
 
-.venv/bin/python -m bench [app|frontdoor|ocr|seal|tracing|soak ...] [--requests N] [--duration S] [--rounds R]
-                          [--levels 1,4,16,64] [--ocr-levels 1,4,16] [--workers W] [--split-cores]
-                          [--soak-seconds S] [--out DIR]
+.venv/bin/python -m bench [app|frontdoor|ocr|seal|tracing|soak|documents|fresh ...] [--requests N]
+                          [--duration S] [--rounds R] [--levels 1,4,16,64] [--ocr-levels 1,4,16]
+                          [--workers W] [--split-cores] [--soak-seconds S] [--document-pages N]
+                          [--document-routes /v1/seal,/v1/ocr] [--fresh-pages N] [--out DIR]
 
-With no suite named, all but `soak` run (ten minutes per route by default: run it on purpose).
+With no suite named, all but `soak`, `documents` and `fresh` run (minutes each: run them on
+purpose; `fresh` starts a stack of its own).
 `app` needs no server (the gateway's own CPU per request, Triton faked); `tracing` starts its
 own two stacks (traced and not); `frontdoor` also writes its plot to DIR/frontdoor.png.
 """
@@ -15,20 +17,20 @@ import argparse
 import sys
 from pathlib import Path
 
-from bench import app_overhead, frontdoor, ocr, seal, soak, tracing
+from bench import app_overhead, documents, frontdoor, ocr, seal, soak, tracing
 from bench.serving import local_stack, split_cores
 from evaluation.support.digits import load_mnist
 
-STACK_SUITES = ("frontdoor", "ocr", "seal", "soak")  # these need a running Triton and gateway
-SUITES = ("app", "tracing", *STACK_SUITES)
-DEFAULT_SUITES = SUITES[:-1]
+STACK_SUITES = ("frontdoor", "ocr", "seal", "soak", "documents")  # these need a running Triton and gateway
+SUITES = ("app", "tracing", *STACK_SUITES, "fresh")
+DEFAULT_SUITES = ("app", "tracing", "frontdoor", "ocr", "seal")
 FRONTDOOR_DIGIT = 0  # the first held-out test digit; no model or threshold was tuned on it
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bench")
     parser.add_argument(
-        "suites", nargs="*", metavar="{app,tracing,frontdoor,ocr,seal,soak}", help="default: all but soak"
+        "suites", nargs="*", metavar=f"{{{','.join(SUITES)}}}", help="default: all but soak, documents, fresh"
     )
     parser.add_argument("--requests", type=int, default=24, help="ocr/seal: requests per level or page")
     parser.add_argument(
@@ -49,6 +51,9 @@ def _parser() -> argparse.ArgumentParser:
         "--split-cores", action="store_true", help="Triton on half the CPUs, gateway and load on the rest"
     )
     parser.add_argument("--soak-seconds", type=int, default=600, help="soak: seconds per route")
+    parser.add_argument("--document-pages", type=int, default=100, help="documents: pages of the PDF")
+    parser.add_argument("--document-routes", default="/v1/seal", help="documents: routes, comma-separated")
+    parser.add_argument("--fresh-pages", type=int, default=20, help="fresh: pages of the dense-text PDF")
     parser.add_argument("--out", type=Path, default=Path("bench/results"))
     return parser
 
@@ -65,6 +70,8 @@ def main() -> int:
         print(app_overhead.run(digit), "\n", flush=True)
     if "tracing" in suites:
         print(tracing.run(digit, args.rounds, args.duration, args.split_cores)[0], "\n", flush=True)
+    if "fresh" in suites:
+        print(documents.fresh_table("/v1/ocr", args.fresh_pages), "\n", flush=True)
     if not set(suites) & set(STACK_SUITES):
         return 0
     with local_stack(args.workers) as stack:
@@ -79,6 +86,11 @@ def main() -> int:
             print(ocr.run(stack, args.requests, args.rounds, args.out, levels), "\n", flush=True)
         if "seal" in suites:
             print(seal.run(stack, args.requests), "\n", flush=True)
+        if "documents" in suites:
+            for route in args.document_routes.split(","):
+                print(
+                    documents.stream_table(stack, route, args.document_pages, args.rounds), "\n", flush=True
+                )
         if "soak" in suites:
             print(soak.run(stack, digit, soak.ocr_page(), args.soak_seconds), flush=True)
     return 0

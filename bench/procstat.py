@@ -60,3 +60,18 @@ def pin_tree(root: int, cpus: set[int]) -> None:
                 os.sched_setaffinity(int(task.name), cpus)
             except (OSError, ValueError):  # the thread ended meanwhile
                 continue
+
+
+def tree_pss_mib(root: int) -> float:
+    """Proportional set size of `root` and its living descendants, MiB: shared memory (the
+    Python backend's, mapped by Triton and by every stub) counted once, not once per process."""
+    total_kib = 0
+    for pid in descendants(root, all_stats()):
+        try:
+            rollup = (PROC / str(pid) / "smaps_rollup").read_text()
+        except OSError:  # ended meanwhile, or not ours to read
+            continue
+        total_kib += next(
+            (int(line.split()[1]) for line in rollup.splitlines() if line.startswith("Pss:")), 0
+        )
+    return total_kib / 1024

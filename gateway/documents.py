@@ -98,15 +98,11 @@ async def open_document(triton: TritonClient, model: str, data: bytes, settings:
     except StopAsyncIteration:
         raise UpstreamError("the document model ended without an answer") from None
     if PAGE_COUNT in first.outputs:
-        return Document(int(first.outputs[PAGE_COUNT][0]), model_of(first), responses)
+        return Document(int(first.outputs[PAGE_COUNT][0]), first.model_ref(), responses)
     answer = page_answer(first, settings.retry_after_s)
     async for _ in responses:  # the final flag follows: cancelling now can crash Triton 2.51
         pass
     raise answer.error if isinstance(answer, PageFailed) else UpstreamError("no page count came first")
-
-
-def model_of(result: Inference) -> dict[str, str]:
-    return {"name": result.model, "version": result.version}
 
 
 async def page_answers(

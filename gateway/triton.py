@@ -89,6 +89,10 @@ class Inference:
     outputs: dict[str, npt.NDArray[Any]]
     request_id: str = ""
 
+    def model_ref(self) -> dict[str, str]:
+        """Which model and version answered, as every route reports it (`ModelRef`)."""
+        return {"name": self.model, "version": self.version}
+
 
 def _span_attributes(model: str, method: str = "ModelInfer") -> dict[str, str]:
     """A Triton call's span attributes (OpenTelemetry's RPC conventions, and the model)."""

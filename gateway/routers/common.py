@@ -20,7 +20,7 @@ from gateway.documents import (
 from gateway.metrics import GatewayMetrics
 from gateway.responses import JSONResponse
 from gateway.settings import Settings
-from gateway.triton import Inference, TritonClient
+from gateway.triton import TritonClient
 from gateway.uploads import FIELD
 
 
@@ -37,11 +37,6 @@ class ErrorResponse(BaseModel):
 class ModelRef(BaseModel):
     name: str
     version: str
-
-
-def model_ref(result: Inference) -> dict[str, str]:
-    """Which model and version answered, as every route reports it (`ModelRef`)."""
-    return {"name": result.model, "version": result.version}
 
 
 # The body is read by gateway.uploads (streamed, capped), so it is declared here for the docs.

@@ -8,7 +8,7 @@ from starlette.responses import Response
 
 from gateway.deps import TritonDep, UploadDep
 from gateway.responses import JSONResponse
-from gateway.routers.common import ERROR_RESPONSES, IMAGE_REQUEST_BODY, ModelRef, model_ref
+from gateway.routers.common import ERROR_RESPONSES, IMAGE_REQUEST_BODY, ModelRef
 
 MODEL = "mnist"
 router = APIRouter(prefix="/v1", tags=["mnist"])
@@ -35,6 +35,6 @@ async def classify_digit(upload: UploadDep, triton: TritonDep) -> Response:
         {
             "label": int(probabilities.argmax()),
             "probabilities": probabilities.tolist(),
-            "model": model_ref(result),
+            "model": result.model_ref(),
         }
     )

@@ -18,7 +18,6 @@ from gateway.routers.common import (
     AcceptHeader,
     ModelRef,
     answer_document,
-    model_ref,
     stream_responses,
 )
 from gateway.uploads import PDF
@@ -120,4 +119,4 @@ async def read_text(
         body = partial(page_json, min_score=min_score)
         return await answer_document(request, accept, triton, DOCUMENT_MODEL, upload.data, body)
     result = await triton.infer_image(PAGE_MODEL if detect else LINE_MODEL, upload.data, OUTPUTS)
-    return JSONResponse({**page_json(result.outputs, min_score), "model": model_ref(result)})
+    return JSONResponse({**page_json(result.outputs, min_score), "model": result.model_ref()})

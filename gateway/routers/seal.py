@@ -17,7 +17,6 @@ from gateway.routers.common import (
     AcceptHeader,
     ModelRef,
     answer_document,
-    model_ref,
     stream_responses,
 )
 from gateway.uploads import PDF
@@ -115,4 +114,4 @@ async def read_seals(
     if upload.format == PDF:
         return await answer_document(request, accept, triton, DOCUMENT_MODEL, upload.data, page_seals)
     result = await triton.infer_image(MODEL, upload.data, OUTPUTS)
-    return JSONResponse({"seals": seals_json(result.outputs), "model": model_ref(result)})
+    return JSONResponse({"seals": seals_json(result.outputs), "model": result.model_ref()})

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import frontdoor, soak, tracing
+from bench import documents, frontdoor, soak, tracing
 from bench.serving import Stack
 from evaluation.support.digits import load_mnist
 from evaluation.support.servers import gateway_process
@@ -59,3 +59,14 @@ def test_tracing_harness_traces_every_request_of_its_traced_arms() -> None:
     assert ratio > 0 and "gateway and Triton traced" in text
     counts = re.search(r"Spans received: (\d+) gateway request spans and (\d+) Triton", text)
     assert counts and int(counts[1]) > 0 and int(counts[2]) > 0, text
+
+
+def test_documents_harness_streams_and_reads_pages_alone(triton: LocalTriton) -> None:
+    """A five-page mixed PDF once each way: the harness, not the figures."""
+    with gateway_process(triton.grpc_url) as gateway:
+        stack = Stack(gateway.url, gateway.pid, triton.grpc_url, triton.http_url, triton.pid)
+        table = documents.stream_table(stack, "/v1/seal", count=len(documents.MIX), rounds=1)
+    row = [cell.strip() for cell in table.splitlines()[-1].strip("|").split("|")]
+    assert row[1] == "5 (0 failed)", table
+    first_line, first_page, total, alone = (float(cell) for cell in row[2:6])
+    assert 0 < first_line <= first_page <= total and alone > 0, table

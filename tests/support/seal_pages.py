@@ -2,22 +2,19 @@
 
 `seal_grid` cuts the first seal of a generated plain page and repeats it on a white grid,
 each copy with a margin, so that every copy is found as a seal of its own (a page of seal
-specimens). `as_pdf` writes images as the pages of one PDF, as a scanner does.
+specimens). `as_pdf` (evaluation.support.pdf) writes images as the pages of one PDF.
 """
 
 from __future__ import annotations
 
-import io
-
 import cv2
 import numpy as np
-from PIL import Image
 
 from evaluation.seal.dataset import generated_pages
+from evaluation.support.pdf import as_pdf  # noqa: F401 - the tests' PDFs, written in one place
 
 GRID_SEED = 20261126
 GRID_MARGIN = 30  # white pixels around each copy: copies touching would merge into one blob
-PDF_DPI = 150  # the scans' resolution as the PDF states it; Triton renders at its own dpi
 
 
 def one_seal(seed: int = GRID_SEED) -> np.ndarray:
@@ -36,11 +33,3 @@ def seal_grid(rows: int, cols: int) -> np.ndarray:
 
 def png(image: np.ndarray) -> bytes:
     return bytes(cv2.imencode(".png", image)[1].tobytes())
-
-
-def as_pdf(images: list[Image.Image]) -> bytes:
-    """The images as the pages of one PDF, as a scanner writes them."""
-    buffer = io.BytesIO()
-    first, *rest = [image.convert("RGB") for image in images]
-    first.save(buffer, "PDF", resolution=PDF_DPI, save_all=True, append_images=rest)
-    return buffer.getvalue()

@@ -13,7 +13,7 @@ import tritonclient.grpc.service_pb2 as pb
 
 from bench import app_overhead, frontdoor
 from bench.loadgen import LoadGeneratorError, Run, parse_h2load_log, parse_wrk
-from bench.procstat import all_stats, descendants, pin_tree, tree_cpu_s
+from bench.procstat import all_stats, descendants, pin_tree, tree_cpu_s, tree_pss_mib
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(40))
 
@@ -49,6 +49,14 @@ def test_tree_cpu_grows_with_work() -> None:
     while time.process_time() < deadline:
         pass
     assert tree_cpu_s(os.getpid()) - before >= 0.05
+
+
+def test_tree_pss_grows_with_memory_touched() -> None:
+    before = tree_pss_mib(os.getpid())
+    block = b"\x01" * (64 * 1024 * 1024)  # written, so resident
+    grown = tree_pss_mib(os.getpid()) - before
+    del block
+    assert 48 < grown < 80
 
 
 def test_pin_tree_moves_a_child_and_its_child_to_one_cpu() -> None:
