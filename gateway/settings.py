@@ -23,8 +23,11 @@ class Settings(BaseSettings):
     request_timeout_s: float = Field(30.0, gt=0, description="deadline for one Triton call")
     max_upload_bytes: int = Field(10 * MIB, gt=0, description="largest accepted image upload")
     max_pdf_bytes: int = Field(100 * MIB, gt=0, description="largest accepted PDF upload")
+    # A page shares the page model with the pages in flight beside it (pages_in_flight: 4 for
+    # ocr), so it takes a few times an image's time: dense text pages took over 30 s each on two
+    # shared cores at a load of 10 (bench `fresh`), where an image has request_timeout_s.
     page_timeout_s: float = Field(
-        30.0, gt=0, description="deadline of each page of a PDF: a page past it is answered 504"
+        60.0, gt=0, description="deadline of each page of a PDF: a page past it is answered 504"
     )
     # A dense page of text took 6.5 s on two shared cores at a load of 10 (bench `fresh`).
     document_page_s: float = Field(
