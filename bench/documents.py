@@ -4,11 +4,13 @@ its own, and the first document after a fresh start.
 - `stream`: a mixed PDF (pages with seals, pages of dense printed text, nearly blank pages)
   sent once as an NDJSON stream, against each of its pages sent as a one-page PDF by as many
   clients as the document model reads pages at once (its `pages_in_flight`), side by side in
-  one process tree and alternated by rounds, so that the ratio of the two holds on a shared
-  machine. It reports when the first line and the first page came, the stream's total over
-  the pages' own (their closed-loop wall time, and the sum of their latencies over the
-  concurrency), and how much the Triton process tree's memory (PSS, the stubs' shared memory
-  counted once) grew while the stream was read.
+  one process tree, which goes first alternating by round, so that the ratio of the two
+  holds on a shared machine (the last row pools the rounds). It reports when the first line
+  and the first page came, the stream's total over the pages' own (their closed-loop wall
+  time, and the sum of their latencies over the concurrency); then one more stream with the
+  memory (PSS, the stubs' shared memory counted once) of Triton's tree and of the document
+  model's stub sampled, apart from the timed ones: a sample costs tens of ms of kernel CPU,
+  and sampling 4 times a second made the stream 10-25% slower than the pages alone.
 - `fresh`: a stack started for the purpose answers a dense-text PDF as one JSON answer at
   once, then again, warm.
 """
@@ -43,7 +45,7 @@ DOCUMENT_MODELS = {"/v1/seal": "seal_document", "/v1/ocr": "ocr_document"}
 A4_150_DPI = (1240, 1754)  # a scan's page in pixels; Triton renders it at its own dpi
 TEXT_PX, LINE_STEP_PX, MARGIN_PX = 24, 32, 80  # a dense page: 50 lines of 11-point text
 MIX = ("seals", "text", "seals", "blank", "text")  # the order pages of each kind come in
-MEMORY_EVERY_S = 0.25
+MEMORY_EVERY_S = 0.5
 NDJSON = {"Accept": "application/x-ndjson"}
 TIMEOUT_S = 3600
 
@@ -103,7 +105,6 @@ class StreamRun:
     first_line_s: float
     first_page_s: float
     total_s: float
-    memory_growth_mib: float
 
 
 @dataclass(frozen=True)
@@ -114,37 +115,50 @@ class OwnRun:
     latencies_s: list[float]
 
 
+@dataclass
+class Peak:
+    """The PSS of Triton's tree, and of the document model's stub alone, before and at most."""
+
+    before: float
+    model_before: float
+    peak: float = 0.0
+    model_peak: float = 0.0
+
+
 @contextmanager
-def peak_memory(pid: int) -> Iterator[list[float]]:
-    """Samples the tree's PSS while the block runs; yields [before, peak] (filled on exit)."""
-    result, peak, stop = [tree_pss_mib(pid)], [0.0], threading.Event()
+def peak_memory(pid: int, model: str) -> Iterator[Peak]:
+    """Samples the tree's PSS, and the document model's, while the block runs (each sample
+    costs tens of ms of kernel CPU: timed runs take none)."""
+    stub = f"models/{model}/"
+    peak, stop = Peak(tree_pss_mib(pid), tree_pss_mib(pid, stub)), threading.Event()
 
     def sample() -> None:
-        while not stop.wait(MEMORY_EVERY_S):
-            peak[0] = max(peak[0], tree_pss_mib(pid))
+        while True:
+            peak.peak = max(peak.peak, tree_pss_mib(pid))
+            peak.model_peak = max(peak.model_peak, tree_pss_mib(pid, stub))
+            if stop.wait(MEMORY_EVERY_S):
+                return
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
     try:
-        yield result
+        yield peak
     finally:
         stop.set()
         sampler.join()
-        result.append(max(peak[0], tree_pss_mib(pid)))
 
 
 def stream_once(stack: Stack, route: str, pdf: bytes) -> StreamRun:
-    """The PDF sent once as a stream: when its lines came, and the Triton tree's growth."""
+    """The PDF sent once as a stream: when its lines came."""
     seen: list[tuple[float, dict[str, object]]] = []
-    with peak_memory(stack.triton_pid) as memory:
-        start = time.perf_counter()
-        files = {"image": ("mixed.pdf", pdf, "application/pdf")}
-        with httpx.stream(
-            "POST", stack.gateway_url + route, files=files, headers=NDJSON, timeout=TIMEOUT_S
-        ) as response:
-            response.raise_for_status()
-            for line in response.iter_lines():
-                seen.append((time.perf_counter() - start, json.loads(line)))
+    start = time.perf_counter()
+    files = {"image": ("mixed.pdf", pdf, "application/pdf")}
+    with httpx.stream(
+        "POST", stack.gateway_url + route, files=files, headers=NDJSON, timeout=TIMEOUT_S
+    ) as response:
+        response.raise_for_status()
+        for line in response.iter_lines():
+            seen.append((time.perf_counter() - start, json.loads(line)))
     pages = [(at, line) for at, line in seen if "page" in line]
     closing = seen[-1][1]
     assert closing.get("done"), f"the stream did not close: {closing}"
@@ -154,7 +168,6 @@ def stream_once(stack: Stack, route: str, pdf: bytes) -> StreamRun:
         first_line_s=seen[0][0],
         first_page_s=pages[0][0],
         total_s=seen[-1][0],
-        memory_growth_mib=memory[1] - memory[0],
     )
 
 
@@ -175,23 +188,43 @@ def each_page_alone(stack: Stack, route: str, pages: list[bytes], concurrency: i
     return OwnRun(len(pages), sum(not ok for _, ok in results), wall, [seconds for seconds, _ in results])
 
 
+def _row(round_: str, streamed: StreamRun, own: OwnRun, concurrency: int) -> str:
+    summed = sum(own.latencies_s) / concurrency
+    return (
+        f"| {round_} | {streamed.pages} ({streamed.failed} failed) | {streamed.first_line_s:.2f} "
+        f"| {streamed.first_page_s:.2f} | {streamed.total_s:.1f} | {own.wall_s:.1f} | {summed:.1f} "
+        f"| {streamed.total_s / own.wall_s:.3f} | {streamed.total_s / summed:.3f} |"
+    )
+
+
+def memory_line(stack: Stack, route: str, pdf: bytes) -> str:
+    """One more stream, its memory sampled."""
+    with peak_memory(stack.triton_pid, DOCUMENT_MODELS[route]) as peak:
+        streamed = stream_once(stack, route, pdf)
+    return (
+        f"Memory, one more stream sampled every {MEMORY_EVERY_S:g} s ({streamed.total_s:.0f} s): "
+        f"Triton's tree {peak.before:.0f} MiB PSS before, {peak.peak:.0f} at most "
+        f"(+{peak.peak - peak.before:.0f}); the document model's stub {peak.model_before:.0f} "
+        f"before, {peak.model_peak:.0f} at most (+{peak.model_peak - peak.model_before:.0f})."
+    )
+
+
 def stream_table(stack: Stack, route: str, count: int, rounds: int) -> str:
     images = mixed_pages(count)
     pdf, alone = as_pdf(images), [as_pdf([image]) for image in images]
     concurrency = pages_in_flight(route)
     warm = each_page_alone(stack, route, alone[: len(MIX)], concurrency)  # first calls, connections
     assert not warm.failed
-    rows = []
+    rows, streams, owns = [], [], []
     for round_ in range(1, rounds + 1):
-        own = each_page_alone(stack, route, alone, concurrency)
-        streamed = stream_once(stack, route, pdf)
-        summed = sum(own.latencies_s) / concurrency
-        rows.append(
-            f"| {round_} | {streamed.pages} ({streamed.failed} failed) | {streamed.first_line_s:.2f} "
-            f"| {streamed.first_page_s:.2f} | {streamed.total_s:.1f} | {own.wall_s:.1f} | {summed:.1f} "
-            f"| {streamed.total_s / own.wall_s:.3f} | {streamed.total_s / summed:.3f} "
-            f"| {streamed.memory_growth_mib:.0f} |"
-        )
+        if round_ % 2:  # the order alternates, so that drift in the machine's load falls on both
+            own, streamed = each_page_alone(stack, route, alone, concurrency), stream_once(stack, route, pdf)
+        else:
+            streamed, own = stream_once(stack, route, pdf), each_page_alone(stack, route, alone, concurrency)
+        streams.append(streamed.total_s)
+        owns.append(own.wall_s)
+        rows.append(_row(str(round_), streamed, own, concurrency))
+    rows.append(f"| all | | | | {sum(streams):.1f} | {sum(owns):.1f} | | {sum(streams) / sum(owns):.3f} | |")
     return "\n".join(
         [
             f"### `{route}`: a {count}-page mixed PDF streamed, against its pages read alone "
@@ -200,9 +233,11 @@ def stream_table(stack: Stack, route: str, count: int, rounds: int) -> str:
             f"{len(pdf) / 1e6:.1f} MB; pages in turn: {', '.join(MIX)}. Times in seconds from the request.",
             "",
             "| round | pages streamed | first line | first page | stream total | pages alone, wall "
-            "| pages alone, sum / concurrency | stream / wall | stream / sum | Triton PSS growth MiB |",
-            "|---|---|---|---|---|---|---|---|---|---|",
+            "| pages alone, sum / concurrency | stream / wall | stream / sum |",
+            "|---|---|---|---|---|---|---|---|---|",
             *rows,
+            "",
+            memory_line(stack, route, pdf),
         ]
     )
 
@@ -228,7 +263,3 @@ def fresh_table(route: str, pages: int) -> str:
             *rows,
         ]
     )
-
-
-def run(stack: Stack, routes: list[str], count: int, rounds: int) -> str:
-    return "\n\n".join(stream_table(stack, route, count, rounds) for route in routes)

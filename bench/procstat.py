@@ -62,12 +62,18 @@ def pin_tree(root: int, cpus: set[int]) -> None:
                 continue
 
 
-def tree_pss_mib(root: int) -> float:
+def tree_pss_mib(root: int, command_holds: str = "") -> float:
     """Proportional set size of `root` and its living descendants, MiB: shared memory (the
-    Python backend's, mapped by Triton and by every stub) counted once, not once per process."""
+    Python backend's, mapped by Triton and by every stub) counted once, not once per process.
+    With `command_holds`, only the processes whose command line holds it (one model's stub).
+    Reading it costs tens of ms of kernel time per call for Triton's tree."""
     total_kib = 0
     for pid in descendants(root, all_stats()):
         try:
+            if command_holds and command_holds not in (PROC / str(pid) / "cmdline").read_text(
+                errors="replace"
+            ):
+                continue
             rollup = (PROC / str(pid) / "smaps_rollup").read_text()
         except OSError:  # ended meanwhile, or not ours to read
             continue
