@@ -1,5 +1,6 @@
 """The trust stage (imgproc.seal.trust): a rim's evidence and calibrated score, and expected
-names checked against a seal's frames, on made-up frames."""
+names checked against a seal's frames, on made-up frames; the bound that spares a long list of
+names their Viterbi changes no verdict."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 from imgproc.seal.records import Line, Readings, RimSource, SealReading, SealRegion, Shape
 from imgproc.seal.trust import DEFAULT_TRUST, Seal, page_reading, trusted
-from imgproc.seal.trust.evidence import rim_evidence, rim_score
+from imgproc.seal.trust.evidence import bound, char_table, rim_evidence, rim_score, support
 from imgproc.seal.trust.verify import name_score
 from imgproc.seal.words import NO_WORDS
 from imgproc.text import Decoded
@@ -98,3 +99,40 @@ def test_a_rect_seal_keeps_its_reading_score() -> None:
     lines: tuple[Line, ...] = ()
     assert trusted(rect, Readings(None, found=lines), NO_WORDS).reading.rim_score == 0.77
     assert trusted(rect, Readings(Decoded((), ())), NO_WORDS).reading.rim_score == 0.77
+
+
+def random_source(rng: np.random.Generator, frames: int) -> RimSource:
+    probs = rng.dirichlet(np.full(len(CHARSET), 0.2), size=frames)
+    return RimSource(top_frames(probs, CHARSET, INDEX, keep=3), 0, 1.0, "fake")
+
+
+def random_name(rng: np.random.Generator) -> str:
+    return "".join(rng.choice(list(CHARSET[1:13]), size=int(rng.integers(2, 9))))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_bound_is_never_below_the_support_it_stands_for(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    sources = [random_source(rng, int(rng.integers(8, 30))) for _ in range(3)]
+    names = [random_name(rng) for _ in range(12)]
+    table = char_table(sources, names, NO_WORDS.forms)
+    for name in names:
+        assert bound(table, name) >= support(name, sources, NO_WORDS.forms).max() - 1e-9
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_served_verdicts_are_the_exact_ones_but_for_scores_under_5e_5(seed: int) -> None:
+    """Names the bound rules out are scored by it; every verdict, seal and match stays."""
+    rng = np.random.default_rng(seed)
+    texts = [random_name(rng) for _ in range(3)]
+    seals = [seal(text, (frames_reading(text), frames_reading(text[::-1]))) for text in texts]
+    names = [*texts[:2], *(random_name(rng) for _ in range(10))]
+    page = page_reading(seals, names, NO_WORDS)
+    for name, verdict in zip(names, page.expected, strict=True):
+        exact = [name_score(name, s, NO_WORDS) for s in seals]
+        assert verdict.found == (max(exact) >= DEFAULT_TRUST.found_score)
+        assert verdict.score == pytest.approx(max(exact), abs=5e-5)
+        assert verdict.seal == (int(np.argmax(exact)) if verdict.found else None)
+    for j, reading in enumerate(page.seals):
+        exact = [(name_score(name, seals[j], NO_WORDS), name) for name in names]
+        assert reading.match is not None and (reading.match.score, reading.match.text) == max(exact)

@@ -73,6 +73,29 @@ def test_a_character_outside_the_kept_classes_is_taken_at_the_floor() -> None:
     assert (char_probs(frames, "上")[:, 0] == FLOOR).all()  # not in the charset at all
 
 
+def test_the_character_table_is_the_kept_probability_of_each_form_at_each_frame() -> None:
+    """Against the plain definition, on random frames, with characters that are forms of one
+    another and repeated (a class then fills several columns)."""
+    rng = np.random.default_rng(5)
+    charset = ["blank", *"甲乙丙丁戊己庚辛"]
+    index = {char: i for i, char in enumerate(charset)}
+    probs = rng.dirichlet(np.full(len(charset), 0.3), size=40).astype(np.float32)
+    frames = top_frames(probs, charset, index, keep=3)
+    variants = {"甲": ("甲", "乙"), "乙": ("乙", "甲")}
+
+    def forms(char: str) -> tuple[str, ...]:
+        return variants.get(char, (char,))
+
+    text = "甲乙丙甲己上辛"  # 上 is not in the charset
+    expected = np.full((frames.length, len(text)), FLOOR)
+    for t in range(frames.length):
+        for column, char in enumerate(text):
+            for k in range(frames.classes.shape[1]):
+                if frames.probs[t, k] > 0 and charset[frames.classes[t, k]] in forms(char):
+                    expected[t, column] = max(expected[t, column], frames.probs[t, k])
+    assert char_probs(frames, text, forms) == pytest.approx(expected)
+
+
 def test_without_a_prior_the_beam_finds_the_likeliest_texts() -> None:
     frames = top_frames(PROBS, CHARSET, INDEX, keep=4)
     found = beam_search(frames, None, BeamParams(beam=64, cutoff=0.0), best=3)

@@ -86,16 +86,29 @@ def _itself(char: str) -> Sequence[str]:
     return (char,)
 
 
-def char_probs(frames: Frames, text: str, forms: Forms = _itself) -> Floats:
+def char_probs(frames: Frames, text: str | Sequence[str], forms: Forms = _itself) -> Floats:
     """float64[T, len(text)]: each character's probability at each frame, the likeliest of its
     `forms` (`FLOOR` where none is among the frame's kept classes or in the charset)."""
-    columns = []
-    for char in text:
-        ids = np.array([frames.index.get(form, -1) for form in forms(char)], np.int64)
-        hits = frames.classes[:, :, None] == ids[None, None, :]  # [T, K, forms]
-        columns.append(np.where(hits, frames.probs[:, :, None], 0.0).max(axis=(1, 2)))
-    found = np.stack(columns, axis=1) if columns else np.zeros((frames.length, 0))
-    return np.maximum(found.astype(np.float64), FLOOR)
+    pairs = [
+        (i, column)
+        for column, char in enumerate(text)
+        for form in forms(char)
+        if (i := frames.index.get(form, BLANK_INDEX)) != BLANK_INDEX  # the blank is no character
+    ]
+    table = np.zeros((frames.length, len(text)))
+    if pairs and frames.length:
+        ids, owners = (np.array(values, np.int64) for values in zip(*sorted(pairs), strict=True))
+        # Each kept (frame, class) against the sorted ids: a class is a form of several of the
+        # characters only where `text` holds two forms of one character, so most match once.
+        flat = frames.classes.reshape(-1)
+        left, right = np.searchsorted(ids, flat, "left"), np.searchsorted(ids, flat, "right")
+        hits = np.nonzero(right > left)[0]
+        repeats = (right - left)[hits]
+        entries = np.repeat(hits, repeats)
+        within = np.arange(len(entries)) - np.repeat(np.cumsum(repeats) - repeats, repeats)
+        frame = entries // frames.classes.shape[1]
+        np.maximum.at(table, (frame, owners[left[entries] + within]), frames.probs.reshape(-1)[entries])
+    return np.maximum(table, FLOOR)
 
 
 def text_logprob(frames: Frames, text: str) -> float:
@@ -122,9 +135,9 @@ def text_logprob(frames: Frames, text: str) -> float:
     return float(np.logaddexp(alpha[-1], alpha[-2]))
 
 
-def _excess(frames: Frames, text: str, forms: Forms) -> tuple[Floats, Floats]:
+def excess(frames: Frames, text: str | Sequence[str], forms: Forms = _itself) -> tuple[Floats, Floats]:
     """Log probabilities of each character of `text` (float[T, L]) and of the blank (float[T])
-    at each frame, less the log probability of the frame's likeliest class."""
+    at each frame, less the log probability of the frame's likeliest class: each at most 0."""
     top = frames.probs.max(axis=1) if frames.probs.size else np.zeros(frames.length)
     best = np.log(np.maximum(np.maximum(frames.blank, top).astype(np.float64), FLOOR))
     chars = np.log(char_probs(frames, text, forms)) - best[:, None]
@@ -165,7 +178,7 @@ def spots(frames: Sequence[Frames], texts: Sequence[str], forms: Forms = _itself
     float[len(frames), len(texts)]."""
     if not frames or not texts or not texts[0] or not frames[0].length:
         return np.full((len(frames), len(texts)), NEG_INF)
-    pairs = [_excess(f, text, forms) for f in frames for text in texts]
+    pairs = [excess(f, text, forms) for f in frames for text in texts]
     chars = np.stack([c for c, _ in pairs])
     blank = np.stack([b for _, b in pairs])
     skip = np.stack([_skips(text) for _ in frames for text in texts])
@@ -178,12 +191,17 @@ def spot_rotations(frames: Sequence[Frames], text: str, forms: Forms = _itself) 
     character probabilities are read once and their columns turned."""
     if not frames or not text or not frames[0].length:
         return np.full((len(frames), len(text)), NEG_INF)
+    return rotations_spotted([excess(f, text, forms) for f in frames], text)
+
+
+def rotations_spotted(rows: Sequence[tuple[Floats, Floats]], text: str) -> Floats:
+    """`spot_rotations` from each frames' `excess` of `text` (all of one length, at least one
+    frame): float[len(rows), len(text)]."""
     turns = [np.roll(np.arange(len(text)), -r) for r in range(len(text))]
-    rows = [_excess(f, text, forms) for f in frames]
     chars = np.stack([c[:, turn] for c, _ in rows for turn in turns])
     blank = np.stack([b for _, b in rows for _ in turns])
     skip = np.stack([_skips(text[r:] + text[:r]) for _ in rows for r in range(len(text))])
-    return _best_spots(chars, blank, skip).reshape(len(frames), len(text))
+    return _best_spots(chars, blank, skip).reshape(len(rows), len(text))
 
 
 def spot(frames: Frames, text: str, forms: Forms = _itself) -> float:

@@ -10,27 +10,71 @@ has support 0; one a repair made up (a standard text under an invoice's title) f
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from imgproc.arrays import Floats
-from imgproc.text.ctc import NEG_INF, Forms, spot_rotations
+from imgproc.text.ctc import NEG_INF, Forms, excess, rotations_spotted
 
 from ..records import RimEvidence, RimSource
 from .params import DEFAULT_TRUST, TrustParams
 
 
+@dataclass(frozen=True, eq=False)
+class CharTable:
+    """Every source's `excess` for a set of characters, read once for many texts (a request's
+    expected names): per source float[T, C] and its blank's float[T], and each character's
+    least cost over the frames, float[sources, C] (`bound`); the texts spotted so far."""
+
+    columns: Mapping[str, int]
+    chars: tuple[Floats, ...]
+    blanks: tuple[Floats, ...]
+    cheapest: Floats
+    spotted: dict[str, Floats] = field(default_factory=dict)
+
+    def of(self, text: str) -> list[int]:
+        return [self.columns[char] for char in text]
+
+
+def char_table(sources: Sequence[RimSource], texts: Sequence[str], forms: Forms) -> CharTable:
+    """The table of every character of `texts` in every source."""
+    columns = {char: i for i, char in enumerate(dict.fromkeys(char for text in texts for char in text))}
+    rows = [excess(source.frames, list(columns), forms) for source in sources]
+    cheapest = np.array(
+        [c.max(axis=0) if len(c) else np.full(len(columns), NEG_INF) for c, _ in rows]
+    ).reshape(len(sources), len(columns))
+    return CharTable(columns, tuple(c for c, _ in rows), tuple(b for _, b in rows), cheapest)
+
+
+def bound(table: CharTable, text: str) -> float:
+    """At least the text's best `support` in any source: each of its characters takes a frame
+    of its own, where it costs no less than at its cheapest frame, and every frame costs its
+    path something or nothing (`excess` is at most 0)."""
+    return float(table.cheapest[:, table.of(text)].sum(axis=1).max(initial=NEG_INF))
+
+
+def table_support(table: CharTable, text: str) -> Floats:
+    """The text's best spot, over its rotations, in each source of the table: float[sources]."""
+    if text in table.spotted:
+        return table.spotted[text]
+    found = np.full(len(table.chars), NEG_INF)
+    by_length: dict[int, list[int]] = {}
+    for i, chars in enumerate(table.chars):  # frames of one length go through the Viterbi together
+        if len(chars) and text:
+            by_length.setdefault(len(chars), []).append(i)
+    columns = table.of(text)
+    for indices in by_length.values():
+        rows = [(table.chars[i][:, columns], table.blanks[i]) for i in indices]
+        found[indices] = rotations_spotted(rows, text).max(axis=1)
+    table.spotted[text] = found
+    return found
+
+
 def support(text: str, sources: Sequence[RimSource], forms: Forms) -> Floats:
     """The text's best spot, over its rotations, in each source: float[len(sources)]."""
-    found = np.full(len(sources), NEG_INF)
-    by_length: dict[int, list[int]] = {}
-    for i, source in enumerate(sources):  # frames of one length go through the Viterbi together
-        by_length.setdefault(source.frames.length, []).append(i)
-    for indices in by_length.values():
-        spotted = spot_rotations([sources[i].frames for i in indices], text, forms)
-        found[indices] = spotted.max(axis=1)
-    return found
+    return table_support(char_table(sources, [text], forms), text)
 
 
 def rim_evidence(

@@ -37,6 +37,11 @@ class TrustParams:
     # name_slope)): a name at the threshold scores 0.5, one a character cheaper 0.73.
     name_slope: float = 1.0
     found_score: float = 0.5  # found at this score or more: at the threshold
+    # A name whose support cannot come within this much of the threshold (by `evidence.bound`,
+    # read off its characters' cheapest frames) is scored by that bound, under 5e-5, without
+    # its Viterbi: the score of a 20-name request's three-seal page took 215 ms, most of it on
+    # names that were not there (issue 40's budget: 50 ms a seal).
+    name_skip: float = 10.0
 
 
 DEFAULT_TRUST = TrustParams()

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from ..records import Match, RimSource, SealReading, Verdict
 from ..words import Words
-from .evidence import sigmoid, support
+from .evidence import CharTable, bound, char_table, sigmoid, table_support
 from .params import DEFAULT_TRUST, TrustParams
 
 
@@ -29,10 +29,27 @@ class Seal:
     sources: tuple[RimSource, ...]
 
 
-def name_score(name: str, seal: Seal, words: Words, params: TrustParams = DEFAULT_TRUST) -> float:
-    """How sure it is that `seal` says `name` (normalized), in (0, 1)."""
-    spotted = support(name, seal.sources, words.forms).max() if seal.sources and name else -float("inf")
-    score = sigmoid((float(spotted) - params.name_support) * params.name_slope) if seal.sources else 0.0
+def name_score(
+    name: str,
+    seal: Seal,
+    words: Words,
+    params: TrustParams = DEFAULT_TRUST,
+    table: CharTable | None = None,
+    exact: bool = True,
+) -> float:
+    """How sure it is that `seal` says `name` (normalized), in (0, 1). `table`: the seal's
+    sources' characters, read once for every name of a request (else read for this one).
+    Unless `exact`, a name that even `bound` puts `name_skip` below the threshold is scored
+    by that bound, at least its score and under 5e-5 (no verdict changes, and JSON's four
+    decimals show 0 either way), without the Viterbi: most names of a long list are not on a
+    given seal."""
+    score = 0.0
+    if seal.sources and name:
+        table = table or char_table(seal.sources, [name], words.forms)
+        most = bound(table, name)
+        hopeless = (most - params.name_support) * params.name_slope <= -params.name_skip
+        spotted = most if hopeless and not exact else float(table_support(table, name).max())
+        score = sigmoid((spotted - params.name_support) * params.name_slope)
     reading = seal.reading
     texts = [reading.rim_text, *(text for text, _ in reading.inner)]
     if any(words.normalized(text) == name for text in texts if text):
@@ -44,16 +61,47 @@ def verdicts(
     names: Sequence[str], seals: Sequence[Seal], words: Words, params: TrustParams = DEFAULT_TRUST
 ) -> tuple[list[Verdict], list[Match | None]]:
     """Each expected name's verdict (the seal that says it best; found at `found_score`), and
-    each seal's best expected name (None where none is expected)."""
-    scores = [[name_score(words.normalized(name), seal, words, params) for seal in seals] for name in names]
+    each seal's best expected name (None where none is expected), exactly: of the names a seal
+    scores by their bound, those that could still beat its best are scored in full."""
+    normalized = [words.normalized(name) for name in names]
+    tables = [char_table(seal.sources, normalized, words.forms) for seal in seals]
+    scores = [
+        [
+            name_score(name, seal, words, params, table, exact=False)
+            for seal, table in zip(seals, tables, strict=True)
+        ]
+        for name in normalized
+    ]
+    matches = [
+        _best_name(names, normalized, scores, j, seal, table, words, params)
+        for j, (seal, table) in enumerate(zip(seals, tables, strict=True))
+    ]
     found = []
     for name, row in zip(names, scores, strict=True):
-        best = max(range(len(row)), key=row.__getitem__, default=None)
-        score = row[best] if best is not None else 0.0
+        first = max(range(len(row)), key=row.__getitem__, default=None)
+        score = row[first] if first is not None else 0.0
         kept = score >= params.found_score
-        found.append(Verdict(name, kept, score, best if kept else None))
-    matches: list[Match | None] = []
-    for i in range(len(seals)):
-        column = [(row[i], name) for name, row in zip(names, scores, strict=True)]
-        matches.append(Match(max(column)[1], max(column)[0]) if column else None)
+        found.append(Verdict(name, kept, score, first if kept else None))
     return found, matches
+
+
+def _best_name(
+    names: Sequence[str],
+    normalized: Sequence[str],
+    scores: list[list[float]],
+    seal_index: int,
+    seal: Seal,
+    table: CharTable,
+    words: Words,
+    params: TrustParams,
+) -> Match | None:
+    """The seal's best expected name, scored exactly (updating `scores`): the names in order of
+    their scores so far (a bound's at least its name's), each scored in full until none left
+    could beat the best."""
+    best: tuple[float, str] | None = None
+    for i in sorted(range(len(names)), key=lambda i: -scores[i][seal_index]):
+        if best is not None and scores[i][seal_index] < best[0]:
+            break
+        scores[i][seal_index] = name_score(normalized[i], seal, words, params, table)
+        best = max(best or (-1.0, ""), (scores[i][seal_index], names[i]))
+    return None if best is None else Match(best[1], best[0])
