@@ -56,11 +56,11 @@ async def _upload(request: Request, documents: bool) -> ImageUpload:
     with tracing.span("upload") as span:
         check_declared_length(request.headers.get("content-length"), caps.largest + OVERHEAD)
         content_type = request.headers.get("content-type", "")
-        data = await read_upload_bytes(content_type, request.stream(), caps)
-        upload = validate_image(data, settings.max_pixels, documents)
+        raw = await read_upload_bytes(content_type, request.stream(), caps)
+        upload = validate_image(raw.data, settings.max_pixels, documents, raw.texts)
         if span is not None:
-            span.set_attributes({"upload.bytes": len(data), "upload.format": upload.format})
-    metrics.upload_size.labels(route_template(request.scope)).observe(len(data))
+            span.set_attributes({"upload.bytes": len(raw.data), "upload.format": upload.format})
+    metrics.upload_size.labels(route_template(request.scope)).observe(len(raw.data))
     return upload
 
 

@@ -33,7 +33,7 @@ import orjson
 from gateway.errors import GatewayError, UpstreamError, UpstreamTimeout, error_body
 from gateway.metrics import GatewayMetrics
 from gateway.settings import Settings
-from gateway.triton import Inference, TritonClient, error_for
+from gateway.triton import Inference, TextInputs, TritonClient, error_for
 
 NDJSON = "application/x-ndjson"
 # The document models' tensors and request parameter (triton_repo/shared/pydocument.py).
@@ -45,6 +45,21 @@ OK = "ok"
 
 Outputs = dict[str, npt.NDArray[Any]]
 PageBody = Callable[[Outputs], dict[str, Any]]  # a page model's outputs as a page's JSON
+Summary = Callable[[list[dict[str, Any]]], dict[str, Any]]  # the pages read, as the document's JSON
+
+
+@dataclass(frozen=True)
+class DocumentBody:
+    """How a route writes a document: each page's JSON, and, where the document says something
+    as a whole (the seal route's expected names: on which page each was found), its summary of
+    the pages read, in the JSON answer and in the stream's closing line. A stream keeps its
+    pages' JSON only where there is a summary to write."""
+
+    page: PageBody
+    summary: Summary | None = None
+
+    def summarise(self, pages: list[dict[str, Any]]) -> dict[str, Any]:
+        return {} if self.summary is None else self.summary(_in_order(pages))
 
 
 @dataclass(frozen=True)
@@ -88,11 +103,13 @@ def page_answer(result: Inference, retry_after_s: int) -> PageRead | PageFailed:
     return PageRead(number, height, width, outputs)
 
 
-async def open_document(triton: TritonClient, model: str, data: bytes, settings: Settings) -> Document:
-    """Sends the PDF and waits for its page count; raises GatewayError (a PDF the model
-    refuses is its InvalidImage)."""
+async def open_document(
+    triton: TritonClient, model: str, data: bytes, settings: Settings, texts: TextInputs | None = None
+) -> Document:
+    """Sends the PDF (and `texts`, which the model passes to each page's) and waits for its page
+    count; raises GatewayError (a PDF the model refuses is its InvalidImage)."""
     parameters = {PAGE_TIMEOUT: settings.page_timeout_s}
-    responses = triton.stream(model, data, parameters, settings.stream_gap_s)
+    responses = triton.stream(model, data, parameters, settings.stream_gap_s, texts)
     try:
         first = await anext(responses)
     except StopAsyncIteration:
@@ -121,12 +138,17 @@ async def page_answers(
         raise UpstreamError(f"the document model stopped after {seen} of {document.pages} pages")
 
 
-def page_json(answer: PageRead | PageFailed, body: PageBody) -> dict[str, Any]:
+def page_json(answer: PageRead | PageFailed, body: DocumentBody) -> dict[str, Any]:
     """A page's JSON: its number and size and what was read, or its error."""
     if isinstance(answer, PageFailed):
         error = answer.error
         return {"page": answer.number, "error": error_body(error.status, error.code, error.message)}
-    return {"page": answer.number, "width": answer.width, "height": answer.height, **body(answer.outputs)}
+    return {
+        "page": answer.number,
+        "width": answer.width,
+        "height": answer.height,
+        **body.page(answer.outputs),
+    }
 
 
 def _line(value: dict[str, Any]) -> bytes:
@@ -134,25 +156,29 @@ def _line(value: dict[str, Any]) -> bytes:
 
 
 async def ndjson_lines(
-    document: Document, body: PageBody, metrics: GatewayMetrics, retry_after_s: int
+    document: Document, body: DocumentBody, metrics: GatewayMetrics, retry_after_s: int
 ) -> AsyncIterator[bytes]:
-    """The stream's lines: the page count, each page as it is read, the closing line (or, for
-    a stream cut short, an error line instead)."""
+    """The stream's lines: the page count, each page as it is read, the closing line with the
+    document's summary (or, for a stream cut short, an error line instead)."""
     yield _line({"pages": document.pages, "model": document.model})
-    failed = 0
+    failed, pages = 0, list[dict[str, Any]]()
     try:
         async with aclosing(page_answers(document, metrics, retry_after_s)) as answers:
             async for answer in answers:
                 failed += isinstance(answer, PageFailed)
-                yield _line(page_json(answer, body))
+                line = page_json(answer, body)
+                if body.summary is not None:
+                    pages.append(line)
+                yield _line(line)
     except GatewayError as exc:
         yield _line({"error": error_body(exc.status, exc.code, exc.message)})
         return
-    yield _line({"done": True, "pages": document.pages, "failed": failed, "model": document.model})
+    closing = {"done": True, "pages": document.pages, "failed": failed}
+    yield _line({**closing, **body.summarise(pages), "model": document.model})
 
 
 async def document_json(
-    document: Document, body: PageBody, metrics: GatewayMetrics, settings: Settings
+    document: Document, body: DocumentBody, metrics: GatewayMetrics, settings: Settings
 ) -> Any:
     """Every page in page order; raises the first failed page's error, or UpstreamTimeout past
     the document's deadline."""
@@ -167,4 +193,8 @@ async def document_json(
                     pages.append(page_json(answer, body))
     except TimeoutError:
         raise UpstreamTimeout(f"the {document.pages} pages were not read within {deadline_s:g} s") from None
-    return {"pages": sorted(pages, key=lambda page: int(page["page"])), "model": document.model}
+    return {"pages": _in_order(pages), **body.summarise(pages), "model": document.model}
+
+
+def _in_order(pages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(pages, key=lambda page: int(page["page"]))

@@ -73,6 +73,13 @@ class InvalidImage(ClientError):
     code = "invalid_image"
 
 
+class InvalidField(ClientError):
+    """A text field or query parameter beside the upload that cannot be used as sent."""
+
+    status = 422
+    code = "invalid_field"
+
+
 class Overloaded(ClientError):
     status = 429
     code = "overloaded"

@@ -77,6 +77,7 @@ CHANNEL_ARGS = [
 # Room around an upload in one gRPC message (the request's other fields, an answer's tensors).
 MESSAGE_OVERHEAD_BYTES = 16 * 1024 * 1024
 Parameters = Mapping[str, str | int | bool | float]
+TextInputs = Mapping[str, Sequence[str]]  # string (BYTES [n]) inputs beside the image, by name
 
 
 @dataclass(frozen=True)
@@ -119,10 +120,16 @@ def error_for(status: str, message: str, retry_after_s: int) -> GatewayError:
     return TritonUnavailable("the inference server is unavailable", retry_after_s=retry_after_s)
 
 
-def _image_input(image: bytes) -> grpcclient.InferInput:
+def _inputs(image: bytes, texts: TextInputs | None) -> list[grpcclient.InferInput]:
+    """The upload's bytes as IMAGE [1, n] UINT8, and each text input as BYTES [n] of UTF-8."""
     tensor = grpcclient.InferInput(IMAGE_INPUT, [1, len(image)], "UINT8")
     tensor.set_data_from_numpy(np.frombuffer(image, dtype=np.uint8).reshape(1, -1))
-    return tensor
+    inputs = [tensor]
+    for name, values in (texts or {}).items():
+        strings = grpcclient.InferInput(name, [len(values)], "BYTES")
+        strings.set_data_from_numpy(np.array([value.encode() for value in values], dtype=np.object_))
+        inputs.append(strings)
+    return inputs
 
 
 def _inference(result: grpcclient.InferResult, outputs: Sequence[str]) -> Inference:
@@ -157,16 +164,21 @@ class TritonClient:
         self._tracing = tracing or Tracing()
 
     async def infer_image(
-        self, model: str, image: bytes, outputs: Sequence[str], parameters: Parameters | None = None
+        self,
+        model: str,
+        image: bytes,
+        outputs: Sequence[str],
+        parameters: Parameters | None = None,
+        texts: TextInputs | None = None,
     ) -> Inference:
-        """Send the upload's bytes as IMAGE [1, n] UINT8; raises GatewayError."""
+        """Send the upload's bytes as IMAGE [1, n] UINT8 (and `texts`); raises GatewayError."""
         requested = [grpcclient.InferRequestedOutput(name) for name in outputs]
         with self._tracing.span(f"triton {model}", SpanKind.CLIENT, _span_attributes(model)) as span:
             start, outcome = time.perf_counter(), "ok"
             try:
                 result = await self._client.infer(
                     model,
-                    [_image_input(image)],
+                    _inputs(image, texts),
                     outputs=requested,
                     client_timeout=self._timeout_s,
                     parameters=dict(parameters) if parameters else None,
@@ -192,9 +204,10 @@ class TritonClient:
             span.set_attribute("triton.outcome", outcome)
 
     async def stream(
-        self, model: str, image: bytes, parameters: Parameters, gap_s: float
+        self, model: str, image: bytes, parameters: Parameters, gap_s: float, texts: TextInputs | None = None
     ) -> AsyncGenerator[Inference, None]:
-        """Every response of a decoupled model to one request (the upload's bytes as IMAGE),
+        """Every response of a decoupled model to one request (the upload's bytes as IMAGE, and
+        `texts`),
         each with all its outputs, as it arrives, until Triton ends the stream; raises
         GatewayError, UpstreamTimeout after `gap_s` without a response. Closing the iterator
         early (an answer complete, a client gone) cancels the request in Triton."""
@@ -202,7 +215,7 @@ class TritonClient:
         with self._tracing.span(f"triton {model}", SpanKind.CLIENT, attributes) as span:
             request = {
                 "model_name": model,
-                "inputs": [_image_input(image)],
+                "inputs": _inputs(image, texts),
                 "request_id": current_request_id.get(),
                 "parameters": dict(parameters),
             }

@@ -1,20 +1,21 @@
 """Reading an image upload: byte cap, streaming multipart parse, format sniffing, pixel guard.
 
-The body is consumed chunk by chunk and never spooled to disk; only the `image` field is kept,
-and reading stops as soon as the cap is passed, so an oversized upload costs at most the cap
+The body is consumed chunk by chunk and never spooled to disk; only the `image` field and the
+small text fields a route reads (`TEXT_FIELDS`) are kept, and reading stops as soon as a cap is
+passed, so an oversized upload costs at most the cap
 in memory. The cap is the image cap, or the PDF cap for an upload that starts as a PDF does
 on a route that reads documents (`ByteCaps`). Raw `application/octet-stream` (or `image/*`)
 bodies are accepted too. Pixels are never decoded here: the format comes from the magic bytes
 and the size from the header.
 
 Raises (gateway.errors): EmptyUpload, MissingField, PayloadTooLarge, UnsupportedMediaType,
-InvalidImage, ClientError (malformed multipart).
+InvalidImage, InvalidField (text fields), ClientError (malformed multipart).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
 
 from python_multipart.exceptions import MultipartParseError
 from python_multipart.multipart import MultipartParser, parse_options_header
@@ -22,6 +23,7 @@ from python_multipart.multipart import MultipartParser, parse_options_header
 from gateway.errors import (
     ClientError,
     EmptyUpload,
+    InvalidField,
     InvalidImage,
     MissingField,
     PayloadTooLarge,
@@ -30,6 +32,11 @@ from gateway.errors import (
 from gateway.headers import SUPPORTED_FORMATS, header_size
 
 FIELD = "image"
+# The text fields kept beside the image (each may repeat), for the routes that read them:
+# `expect`, the names /v1/seal checks the seals against.
+TEXT_FIELDS = frozenset({"expect"})
+# Their bytes together: 20 names of 64 characters are at most 5 KiB of UTF-8.
+TEXT_FIELD_BYTES = 16 * 1024
 # Room for multipart boundaries, part headers and small extra fields around the image.
 MULTIPART_OVERHEAD_BYTES = 64 * 1024
 RAW_TYPES = ("application/octet-stream", "image/", "application/pdf")
@@ -70,15 +77,19 @@ class ByteCaps:
         raise PayloadTooLarge(f"image exceeds the upload cap of {self.image} bytes")
 
 
+Texts = Mapping[str, tuple[str, ...]]  # a text field's values, in the order sent
+
+
 @dataclass(frozen=True)
 class ImageUpload:
     """An accepted upload: its bytes, the sniffed format and the header's dimensions (0 for a
-    PDF, whose pages are sized where they are rendered)."""
+    PDF, whose pages are sized where they are rendered), and the text fields sent beside it."""
 
     data: bytes
     format: str
     width: int
     height: int
+    texts: Texts = field(default_factory=dict)
 
 
 def sniff_format(data: bytes) -> str | None:
@@ -95,22 +106,24 @@ def header_dimensions(data: bytes, image_format: str) -> tuple[int, int]:
     return size
 
 
-def validate_image(data: bytes, max_pixels: int, documents: bool = False) -> ImageUpload:
+def validate_image(
+    data: bytes, max_pixels: int, documents: bool = False, texts: Texts | None = None
+) -> ImageUpload:
     """Check that bytes look like a supported image within the pixel cap, or, where
-    `documents` are read, a PDF."""
+    `documents` are read, a PDF; `texts` (the form's text fields) travel with it."""
     if not data:
         raise EmptyUpload("the uploaded image is empty")
     if data.startswith(PDF_MAGIC):
         if not documents:
             raise UnsupportedMediaType("this endpoint reads images, not PDF documents")
-        return ImageUpload(data, PDF, 0, 0)
+        return ImageUpload(data, PDF, 0, 0, texts or {})
     image_format = sniff_format(data)
     if image_format is None:
         raise UnsupportedMediaType(f"unsupported image format; send one of: {', '.join(SUPPORTED_FORMATS)}")
     width, height = header_dimensions(data, image_format)
     if width * height > max_pixels:
         raise InvalidImage(f"image is {width}x{height} pixels, more than the cap of {max_pixels}")
-    return ImageUpload(data, image_format, width, height)
+    return ImageUpload(data, image_format, width, height, texts or {})
 
 
 def check_declared_length(content_length: str | None, limit: int) -> None:
@@ -129,7 +142,8 @@ async def read_raw(chunks: AsyncIterator[bytes], caps: ByteCaps) -> bytes:
 
 
 class _FieldCollector:
-    """python-multipart callbacks that keep only the bytes of one named field.
+    """python-multipart callbacks that keep the bytes of one named field and of the text
+    fields in TEXT_FIELDS.
 
     Header names and values may arrive split across chunks, so they are accumulated and
     judged once each header ends.
@@ -141,6 +155,7 @@ class _FieldCollector:
         "on_header_value",
         "on_header_end",
         "on_part_data",
+        "on_part_end",
         "on_end",
     )
 
@@ -149,12 +164,15 @@ class _FieldCollector:
         self._header_name = bytearray()
         self._header_value = bytearray()
         self._in_field = False
+        self._text: str | None = None  # the text field the current part belongs to
+        self._text_bytes = 0
         self.found = False
         self.ended = False  # the closing boundary was seen
         self.data = bytearray()
+        self.texts: dict[str, list[bytearray]] = {}
 
     def on_part_begin(self) -> None:
-        self._in_field = False
+        self._in_field, self._text = False, None
 
     def on_header_field(self, data: bytes, start: int, end: int) -> None:
         self._header_name += data[start:end]
@@ -165,8 +183,12 @@ class _FieldCollector:
     def on_header_end(self) -> None:
         if bytes(self._header_name).lower() == b"content-disposition":
             _, options = parse_options_header(bytes(self._header_value))
-            self._in_field = options.get(b"name") == self._field and not self.found
+            name = options.get(b"name", b"")
+            self._in_field = name == self._field and not self.found
             self.found = self.found or self._in_field
+            if (text := name.decode("latin-1")) in TEXT_FIELDS:
+                self._text = text
+                self.texts.setdefault(text, []).append(bytearray())
         self._header_name.clear()
         self._header_value.clear()
 
@@ -174,13 +196,39 @@ class _FieldCollector:
         if self._in_field:
             self.data += data[start:end]
             self._caps.check(self.data)
+        elif self._text is not None:
+            self._text_bytes += end - start
+            if self._text_bytes > TEXT_FIELD_BYTES:
+                raise InvalidField(f"the text fields beside the image exceed {TEXT_FIELD_BYTES} bytes")
+            self.texts[self._text][-1] += data[start:end]
+
+    def on_part_end(self) -> None:
+        self._in_field, self._text = False, None
 
     def on_end(self) -> None:
         self.ended = True
 
+    def text_values(self) -> Texts:
+        """The text fields' values as sent; raises InvalidField for one that is not UTF-8."""
+        try:
+            return {
+                name: tuple(bytes(v).decode("utf-8") for v in values) for name, values in self.texts.items()
+            }
+        except UnicodeDecodeError as exc:
+            raise InvalidField(f"a text field is not UTF-8: {exc.reason}") from exc
 
-async def read_multipart_field(chunks: AsyncIterator[bytes], boundary: bytes, caps: ByteCaps) -> bytes:
-    """Stream a multipart body and return the `image` field's bytes."""
+
+@dataclass(frozen=True)
+class RawUpload:
+    """A request's upload as read, before its bytes are checked: the image (or PDF) and the
+    text fields sent beside it (none for a raw body)."""
+
+    data: bytes
+    texts: Texts
+
+
+async def read_multipart_field(chunks: AsyncIterator[bytes], boundary: bytes, caps: ByteCaps) -> RawUpload:
+    """Stream a multipart body and return the `image` field's bytes and the text fields."""
     collector = _FieldCollector(FIELD, caps)
     callbacks = {name: getattr(collector, name) for name in _FieldCollector.CALLBACKS}
     max_size = caps.largest + MULTIPART_OVERHEAD_BYTES
@@ -197,7 +245,7 @@ async def read_multipart_field(chunks: AsyncIterator[bytes], boundary: bytes, ca
         raise ClientError("truncated multipart body: it ends without its closing boundary")
     if not collector.found:
         raise MissingField(f"the multipart body has no {FIELD!r} field")
-    return bytes(collector.data)
+    return RawUpload(bytes(collector.data), collector.text_values())
 
 
 def boundary_of(content_type: str) -> bytes:
@@ -209,13 +257,13 @@ def boundary_of(content_type: str) -> bytes:
     return boundary
 
 
-async def read_upload_bytes(content_type: str, chunks: AsyncIterator[bytes], caps: ByteCaps) -> bytes:
-    """The image bytes of a request, multipart field `image` or a raw body."""
+async def read_upload_bytes(content_type: str, chunks: AsyncIterator[bytes], caps: ByteCaps) -> RawUpload:
+    """The upload of a request: multipart field `image` (and its text fields) or a raw body."""
     media_type = content_type.split(";", 1)[0].strip().lower()
     if media_type == "multipart/form-data":
         return await read_multipart_field(chunks, boundary_of(content_type), caps)
     if media_type.startswith(RAW_TYPES):
-        return await read_raw(chunks, caps)
+        return RawUpload(await read_raw(chunks, caps), {})
     raise UnsupportedMediaType(
         f"send the image as multipart/form-data field {FIELD!r} or as application/octet-stream, "
         f"not {media_type or 'no content type'}"

@@ -1,8 +1,11 @@
 """python -m gateway.client {mnist,ocr,seal} PATH... [--url URL] [--api-key KEY]
-[--concurrency N] [--output FILE]
+[--concurrency N] [--output FILE] [--expect NAME]... [--expect-file FILE]
 
 Sends every image and PDF under PATH to the gateway and writes one JSON line per file, and
-for a PDF one line per page before it, as each page is read. With --output, files that
+for a PDF one line per page before it, as each page is read. For seals, --expect names the
+organisations every file's seals should say: each answer then holds their verdicts
+(`expected`: found or not, score, which seal; for a PDF, per page and, in its closing line,
+on which page). With --output, files that
 already have a final answer there are skipped and new lines appended, so the same command
 resumes an interrupted run (a PDF cut short is sent again whole). Exit status: 0 when every file was read, 1
 when some failed, 2 on bad arguments.
@@ -22,9 +25,10 @@ from typing import TextIO
 
 from gateway.client.files import discover, settled
 from gateway.client.progress import Progress, Tally
-from gateway.client.runner import Outcome, PageOutcome, RetryPolicy, client_for, run
+from gateway.client.runner import EMPTY_FORM, Form, Outcome, PageOutcome, RetryPolicy, client_for, run
 
 TASKS = ("mnist", "ocr", "seal")
+EXPECT = "expect"  # the seal route's form field of expected names
 API_KEY_ENV = "GATEWAY_API_KEY"
 
 
@@ -37,7 +41,32 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--concurrency", type=int, default=4, help="requests in flight")
     parser.add_argument("--output", type=Path, help="JSON Lines file (default: stdout; no resume)")
     parser.add_argument("--attempts", type=int, default=RetryPolicy.attempts, help="tries per file")
+    parser.add_argument(
+        "--expect", action="append", default=[], metavar="NAME", help="seal: a name to check (repeat)"
+    )
+    parser.add_argument("--expect-file", type=Path, metavar="FILE", help="seal: names to check, one per line")
     return parser
+
+
+def expected_names(args: argparse.Namespace) -> list[str]:
+    """The names of --expect, then those of --expect-file (blank lines skipped); raises OSError."""
+    names = list(args.expect)
+    if args.expect_file is not None:
+        lines = args.expect_file.read_text(encoding="utf-8").splitlines()
+        names += [line.strip() for line in lines if line.strip()]
+    return names
+
+
+def form_of(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Form:
+    """The text fields every file is sent with; exits (status 2) on names for another task or
+    an unreadable names file."""
+    try:
+        names = expected_names(args)
+    except OSError as exc:
+        parser.error(f"--expect-file: {exc}")
+    if names and args.task != "seal":
+        parser.error("--expect and --expect-file are for seal")
+    return {EXPECT: names} if names else EMPTY_FORM
 
 
 @contextlib.contextmanager
@@ -49,7 +78,9 @@ def _output(path: Path | None) -> Iterator[TextIO]:
         yield stream
 
 
-async def _run(args: argparse.Namespace, files: list[Path], out: TextIO, progress: Progress) -> None:
+async def _run(
+    args: argparse.Namespace, form: Form, files: list[Path], out: TextIO, progress: Progress
+) -> None:
     def done(outcome: Outcome | PageOutcome) -> None:
         out.write(json.dumps(outcome.record(), ensure_ascii=False) + "\n")
         out.flush()  # a line per page and per settled file survives an interruption
@@ -57,13 +88,14 @@ async def _run(args: argparse.Namespace, files: list[Path], out: TextIO, progres
 
     async with client_for(args.url, args.api_key, args.concurrency) as client:
         policy = RetryPolicy(attempts=max(1, args.attempts))
-        await run(client, f"/v1/{args.task}", files, args.concurrency, done, policy)
+        await run(client, f"/v1/{args.task}", files, args.concurrency, done, policy, form)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     parser = _parser()
     args = parser.parse_args(argv)
+    form = form_of(args, parser)
     try:
         files = discover(args.paths)
     except FileNotFoundError as exc:
@@ -75,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     progress = Progress(Tally(len(todo)), sys.stderr)
     with _output(args.output) as out:
         try:
-            asyncio.run(_run(args, todo, out, progress))
+            asyncio.run(_run(args, form, todo, out, progress))
         finally:
             progress.close()
     return 1 if progress.tally.failures else 0

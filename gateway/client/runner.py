@@ -20,7 +20,7 @@ import json
 import mimetypes
 import random
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -92,6 +92,8 @@ class PageOutcome:
 
 
 Emit = Callable[[PageOutcome], None]
+Form = Mapping[str, Sequence[str]]  # text fields sent beside every file, e.g. seal's `expect`
+EMPTY_FORM: Form = {}
 
 
 @dataclass
@@ -169,12 +171,14 @@ def _content_type(path: Path) -> str:
 
 
 async def _try(
-    client: httpx.AsyncClient, endpoint: str, path: Path, data: bytes, pages: PageRelay
+    client: httpx.AsyncClient, endpoint: str, path: Path, data: bytes, pages: PageRelay, form: Form
 ) -> tuple[httpx.Response, Outcome]:
     """One try: the response (its body read) and the outcome it gives; raises
     httpx.TransportError."""
     files = {"image": (path.name, data, _content_type(path))}
-    async with client.stream("POST", endpoint, files=files, headers={"Accept": NDJSON}) as response:
+    fields = {name: list(values) for name, values in form.items()}
+    request = client.stream("POST", endpoint, files=files, data=fields, headers={"Accept": NDJSON})
+    async with request as response:
         if response.is_success and response.headers.get("content-type", "").startswith(NDJSON):
             return response, await pages.relay(response)
         await response.aread()
@@ -188,14 +192,15 @@ async def send(
     policy: RetryPolicy,
     sleep: Sleep = asyncio.sleep,
     emit: Emit = lambda page: None,
+    form: Form = EMPTY_FORM,
 ) -> Outcome:
-    """Post one file as the multipart field `image`, retrying as the module says; a PDF's
-    pages are handed to `emit` as they come."""
+    """Post one file as the multipart field `image` (beside the text fields of `form`),
+    retrying as the module says; a PDF's pages are handed to `emit` as they come."""
     data, pages = path.read_bytes(), PageRelay(str(path), emit)
     for attempt in range(policy.attempts):
         last = attempt == policy.attempts - 1
         try:
-            response, outcome = await _try(client, endpoint, path, data, pages)
+            response, outcome = await _try(client, endpoint, path, data, pages, form)
         except httpx.TransportError as exc:
             if last:
                 message = f"{type(exc).__name__}: {exc}"
@@ -220,14 +225,15 @@ async def run(
     concurrency: int,
     done: Callable[[Outcome | PageOutcome], None],
     policy: RetryPolicy = RetryPolicy(),
+    form: Form = EMPTY_FORM,
 ) -> None:
-    """Send every file with at most `concurrency` in flight, calling `done` with each page of
-    a PDF as it comes and with each file as it is settled."""
+    """Send every file (with the text fields of `form`) with at most `concurrency` in flight,
+    calling `done` with each page of a PDF as it comes and with each file as it is settled."""
     queue = iter(files)
 
     async def worker() -> None:
         for path in queue:  # one iterator shared by all workers: each file is taken once
-            done(await send(client, endpoint, path, policy, emit=done))
+            done(await send(client, endpoint, path, policy, emit=done, form=form))
 
     await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
 

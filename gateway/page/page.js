@@ -62,21 +62,60 @@ function element(tag, className, text) {
   return node;
 }
 
-function showSeals(answer, context, target = $("text")) {
-  for (const seal of answer.seals) {
-    const [x0, y0, x1, y1] = seal.box;
+function expectedNames() {
+  // The names typed for a seal, one per line (the service refuses empty ones).
+  if (chosenTask() !== "seal") return [];
+  return $("expect").value.split("\n").map((line) => line.trim()).filter(Boolean);
+}
+
+function verdictText(verdict) {
+  const where = verdict.page ? `page ${verdict.page}, ` : "";
+  const seal = verdict.seal === null ? "" : `${where}seal ${verdict.seal + 1}, `;
+  const said = verdict.found ? "found" : "not found";
+  return `${verdict.found ? "✓" : "✗"} ${verdict.text}: ${said} (${seal}score ${verdict.score.toFixed(2)})`;
+}
+
+function showVerdicts(expected, context) {
+  // Each expected name, found or not: listed beside the picture and written on it, top left.
+  $("verdicts").textContent = "";
+  expected.forEach((verdict, i) => {
+    $("verdicts").append(element("li", verdict.found ? "found" : "missing", verdictText(verdict)));
     if (context) {
-      context.strokeStyle = "#0a6";
+      const line = (parseInt(context.font, 10) + 6) * (i + 1);
+      label(context, verdictText(verdict), 4, line, verdict.found ? "#064" : "#b00");
+    }
+  });
+}
+
+function sealNames(answer) {
+  // The expected name each seal was found to say, by seal index.
+  const names = new Map();
+  for (const verdict of answer.expected || []) if (verdict.found) names.set(verdict.seal, verdict.text);
+  return names;
+}
+
+function showSeals(answer, context, target = $("text")) {
+  const names = sealNames(answer);
+  answer.seals.forEach((seal, index) => {
+    const [x0, y0, x1, y1] = seal.box;
+    const name = names.get(index);
+    if (context) {
+      context.strokeStyle = name ? "#0a6" : "#c80";
       context.strokeRect(x0, y0, x1 - x0, y1 - y0);
-      label(context, seal.rim_text || "(no rim text)", x0, Math.max(y0 - 4, 20), "#064");
+      const text = name ? `✓ ${name}` : seal.rim_text || "(no rim text)";
+      label(context, `${index + 1}: ${text}`, x0, Math.max(y0 - 4, 20), name ? "#064" : "#640");
     }
     const block = element("div", "seal-text");
+    block.append(element("div", "score", `seal ${index + 1}, rim score ${seal.rim_score.toFixed(2)}`));
     block.append(element("div", "rim", seal.rim_text || "(no rim text)"));
+    if (name) block.append(element("div", "found", `✓ ${name}`));
     for (const line of seal.inner_texts) block.append(element("div", "inner", line.text));
     for (const code of seal.codes) block.append(element("div", "code", code));
     target.append(block);
-  }
+  });
   if (!answer.seals.length) target.append(element("div", "", "No seal found."));
+  if (target === $("text")) showVerdicts(answer.expected || [], context);
+  else for (const verdict of answer.expected || []) target.append(element("div", verdict.found ? "found" : "missing", verdictText(verdict)));
 }
 
 function showLines(answer, context, target = $("text")) {
@@ -121,8 +160,10 @@ function showPage(page, show) {
 }
 
 function showPages(answer, show) {
-  // A PDF's answer as one JSON: every page's reading (no picture to draw on).
+  // A PDF's answer as one JSON: every page's reading (no picture to draw on), and on which
+  // page each expected name was found.
   for (const page of answer.pages) showPage(page, show);
+  showVerdicts(answer.expected || [], null);
 }
 
 async function eachLine(response, onLine) {
@@ -159,7 +200,9 @@ async function showStream(response, task, started) {
     }
   });
   pages.sort((a, b) => a.page - b.page);
-  $("json").textContent = JSON.stringify({ pages, model: last && last.model }, null, 2);
+  const expected = (last && last.expected) || [];
+  $("json").textContent = JSON.stringify({ pages, expected, model: last && last.model }, null, 2);
+  showVerdicts(expected, null);
   const seconds = ((performance.now() - started) / 1000).toFixed(2);
   if (!last || !last.done) {
     const message = last && last.error ? last.error.message : "the stream ended early";
@@ -179,8 +222,10 @@ async function run(file) {
   say(`Reading ${file.name || "the pasted image"}...`);
   $("text").textContent = "";
   $("bars").textContent = "";
+  $("verdicts").textContent = "";
   const form = new FormData();
   form.append("image", file, file.name || "pasted.png");
+  for (const name of expectedNames()) form.append("expect", name);
   const key = $("key").value.trim();
   // A PDF's pages stream in as they are read; an image is answered with JSON whatever is asked.
   const headers = { Accept: `${NDJSON}, application/json` };
@@ -213,8 +258,14 @@ async function run(file) {
   say(`${task}: answered in ${seconds} s`);
 }
 
+function showExpectField() {
+  $("expect-label").hidden = chosenTask() !== "seal";
+}
+
 function wire() {
   chooseTaskFromAddress();
+  showExpectField();
+  for (const radio of document.querySelectorAll('input[name="task"]')) radio.addEventListener("change", showExpectField);
   $("key").value = localStorage.getItem(KEY_STORE) || "";
   $("key").addEventListener("change", () => localStorage.setItem(KEY_STORE, $("key").value.trim()));
   $("file").addEventListener("change", () => {

@@ -11,7 +11,7 @@ from starlette.responses import Response, StreamingResponse
 
 from gateway.documents import (
     NDJSON,
-    PageBody,
+    DocumentBody,
     document_json,
     ndjson_lines,
     open_document,
@@ -20,7 +20,7 @@ from gateway.documents import (
 from gateway.metrics import GatewayMetrics
 from gateway.responses import JSONResponse
 from gateway.settings import Settings
-from gateway.triton import TritonClient
+from gateway.triton import TextInputs, TritonClient
 from gateway.uploads import FIELD
 
 
@@ -66,6 +66,18 @@ DOCUMENT_REQUEST_BODY: dict[str, Any] = {
         },
     }
 }
+
+
+def with_form_fields(body: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """A request body whose multipart form also has `fields` (JSON schemas by name) beside
+    the image."""
+    content = body["requestBody"]["content"]
+    form = content["multipart/form-data"]["schema"]
+    schema = {**form, "properties": {**form["properties"], **fields}}
+    multipart = {"multipart/form-data": {"schema": schema}}
+    return {"requestBody": {**body["requestBody"], "content": {**content, **multipart}}}
+
+
 AcceptHeader = Annotated[
     str | None,
     Header(description=f"`{NDJSON}`: a PDF's pages streamed, one JSON line per page as it is read"),
@@ -111,9 +123,12 @@ def _inline(model: type[BaseModel]) -> dict[str, Any]:
     return schema
 
 
-def stream_responses(page: type[BaseModel]) -> dict[int | str, dict[str, Any]]:
-    """The OpenAPI 200 of a route that streams a PDF's pages, beside its errors."""
-    lines: list[type[BaseModel]] = [DocumentStart, page, PageError, DocumentEnd, StreamError]
+def stream_responses(
+    page: type[BaseModel], end: type[DocumentEnd] = DocumentEnd
+) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI 200 of a route that streams a PDF's pages (its closing line `end`), beside
+    its errors."""
+    lines: list[type[BaseModel]] = [DocumentStart, page, PageError, end, StreamError]
     schema = {
         "anyOf": [
             {"$ref": COMPONENTS.format(model=page.__name__)} if model is page else _inline(model)
@@ -130,13 +145,20 @@ def stream_responses(page: type[BaseModel]) -> dict[int | str, dict[str, Any]]:
 
 
 async def answer_document(
-    request: Request, accept: str | None, triton: TritonClient, model: str, data: bytes, body: PageBody
+    request: Request,
+    accept: str | None,
+    triton: TritonClient,
+    model: str,
+    data: bytes,
+    body: DocumentBody,
+    texts: TextInputs | None = None,
 ) -> Response:
     """A PDF's answer: its pages streamed where `accept` asks for NDJSON, else one JSON answer;
-    raises GatewayError (before the stream: the PDF refused, Triton unavailable)."""
+    `texts` are string inputs the model passes to each page's. Raises GatewayError (before
+    the stream: the PDF refused, Triton unavailable)."""
     settings: Settings = request.state.settings
     metrics: GatewayMetrics = request.state.metrics
-    document = await open_document(triton, model, data, settings)
+    document = await open_document(triton, model, data, settings, texts)
     if wants_stream(accept):
         lines = ndjson_lines(document, body, metrics, settings.retry_after_s)
         return StreamingResponse(lines, media_type=NDJSON)

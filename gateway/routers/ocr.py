@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 from starlette.responses import Response
 
 from gateway.deps import DocumentUploadDep, TritonDep
+from gateway.documents import DocumentBody
 from gateway.responses import JSONResponse
 from gateway.routers.common import (
     DOCUMENT_REQUEST_BODY,
@@ -116,7 +117,7 @@ async def read_text(
     PDF's pages are rendered and read inside Triton; its answer has one entry per page, or,
     asked for as `application/x-ndjson`, one line per page as soon as it is read."""
     if upload.format == PDF:
-        body = partial(page_json, min_score=min_score)
+        body = DocumentBody(partial(page_json, min_score=min_score))
         return await answer_document(request, accept, triton, DOCUMENT_MODEL, upload.data, body)
     result = await triton.infer_image(PAGE_MODEL if detect else LINE_MODEL, upload.data, OUTPUTS)
     return JSONResponse({**page_json(result.outputs, min_score), "model": result.model_ref()})

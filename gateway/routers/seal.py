@@ -1,36 +1,54 @@
-"""POST /v1/seal: a page in, every red seal on it with its rim text, inner lines and codes."""
+"""POST /v1/seal: a page in, every red seal on it with its rim text, inner lines and codes, and,
+where the caller names the organisations it expects (`expect`), whether a seal says each."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, Field
 from starlette.responses import Response
 
 from gateway.deps import DocumentUploadDep, TritonDep
+from gateway.documents import DocumentBody
+from gateway.errors import InvalidField
 from gateway.responses import JSONResponse
 from gateway.routers.common import (
     DOCUMENT_REQUEST_BODY,
     AcceptHeader,
+    DocumentEnd,
     ModelRef,
     answer_document,
     stream_responses,
+    with_form_fields,
 )
-from gateway.uploads import PDF
+from gateway.uploads import PDF, ImageUpload
 
 MODEL = "seal"
 DOCUMENT_MODEL = "seal_document"  # a PDF's pages, each read by MODEL
-SEAL_OUTPUTS = ("BOXES", "SHAPES", "RIM_TEXTS", "RIM_SCORES")
+SEAL_OUTPUTS = ("BOXES", "SHAPES", "RIM_TEXTS", "RIM_SCORES", "MATCH_TEXTS", "MATCH_SCORES")
 LINE_OUTPUTS = ("INNER_TEXTS", "INNER_SCORES", "INNER_SEALS", "CODES", "CODE_SEALS")
-OUTPUTS = SEAL_OUTPUTS + LINE_OUTPUTS
+EXPECTED_OUTPUTS = ("EXPECTED_FOUND", "EXPECTED_SCORES", "EXPECTED_SEALS")
+OUTPUTS = SEAL_OUTPUTS + LINE_OUTPUTS + EXPECTED_OUTPUTS
+# The expected names: a form field (repeated) or a query parameter (raw bodies), sent to the
+# seal model as its EXPECTED input. Its limits are the model's own (seal/1/model.py).
+EXPECT, EXPECTED_INPUT = "expect", "EXPECTED"
+MAX_EXPECTED, MAX_NAME_CHARS = 20, 64
 SCORE_DECIMALS = 4
 router = APIRouter(prefix="/v1", tags=["seal"])
 
 
 class SealLine(BaseModel):
+    text: str
+    score: float = Field(ge=0, le=1)
+
+
+class SealMatch(BaseModel):
+    """A seal's best expected name and the probability that the seal says it."""
+
     text: str
     score: float = Field(ge=0, le=1)
 
@@ -42,10 +60,25 @@ class Seal(BaseModel):
     rim_score: float = Field(ge=0, le=1)
     inner_texts: list[SealLine] = Field(description="horizontal lines inside, e.g. 合同专用章")
     codes: list[str] = Field(description="number lines: a tax ID, the bottom-arc seal code")
+    match: SealMatch | None = Field(description="its best expected name (null when none was sent)")
+
+
+class ExpectedName(BaseModel):
+    """An expected name's verdict on a page."""
+
+    text: str = Field(description="the name as sent")
+    found: bool = Field(
+        description="a seal says it: its score reached the seal model's trust.found_score (0.5)"
+    )
+    score: float = Field(ge=0, le=1, description="the probability that the best seal for it says it")
+    seal: int | None = Field(
+        ge=0, description="the index in `seals` of the seal that says it; null when none"
+    )
 
 
 class SealResult(BaseModel):
     seals: list[Seal]
+    expected: list[ExpectedName] = Field(description="one per expected name, in the order sent")
     model: ModelRef
 
 
@@ -54,12 +87,31 @@ class SealPage(BaseModel):
     width: int = Field(description="the rendered page's width in pixels; boxes are in these pixels")
     height: int
     seals: list[Seal]
+    expected: list[ExpectedName]
+
+
+class DocumentExpectedName(BaseModel):
+    """An expected name's verdict over a PDF: its best page."""
+
+    text: str
+    found: bool
+    score: float = Field(ge=0, le=1)
+    page: int | None = Field(ge=1, description="the page whose seal says it best; null when no page holds it")
+    seal: int | None = Field(ge=0, description="that page's seal index; null when none")
+
+
+class SealDocumentEnd(DocumentEnd):
+    """The stream's last line, once every page has been answered, with on which page each
+    expected name was found."""
+
+    expected: list[DocumentExpectedName]
 
 
 class SealPages(BaseModel):
-    """The answer for a PDF: every page's seals."""
+    """The answer for a PDF: every page's seals, and where each expected name was found."""
 
     pages: list[SealPage]
+    expected: list[DocumentExpectedName]
     model: ModelRef
 
 
@@ -86,32 +138,116 @@ def seals_json(out: dict[str, npt.NDArray[Any]]) -> list[dict[str, Any]]:
             "rim_score": round(float(score), SCORE_DECIMALS),
             "inner_texts": _lines_of(i, out["INNER_SEALS"], inner),
             "codes": _lines_of(i, out["CODE_SEALS"], codes),
+            "match": _match(match, match_score),
         }
-        for i, (box, shape, rim, score) in enumerate(
-            zip(out["BOXES"], out["SHAPES"], out["RIM_TEXTS"], out["RIM_SCORES"], strict=True)
+        for i, (box, shape, rim, score, match, match_score) in enumerate(
+            zip(
+                out["BOXES"],
+                out["SHAPES"],
+                out["RIM_TEXTS"],
+                out["RIM_SCORES"],
+                out["MATCH_TEXTS"],
+                out["MATCH_SCORES"],
+                strict=True,
+            )
         )
     ]
 
 
-def page_seals(outputs: dict[str, npt.NDArray[Any]]) -> dict[str, Any]:
-    """A PDF page's reading (its number and size come with it: gateway.documents)."""
-    return {"seals": seals_json(outputs)}
+def _match(text: bytes, score: float) -> dict[str, Any] | None:
+    return {"text": _text(text), "score": round(float(score), SCORE_DECIMALS)} if text else None
+
+
+def expected_json(out: dict[str, npt.NDArray[Any]], names: Sequence[str]) -> list[dict[str, Any]]:
+    """Each expected name's verdict, in the order sent."""
+    verdicts = zip(names, out["EXPECTED_FOUND"], out["EXPECTED_SCORES"], out["EXPECTED_SEALS"], strict=True)
+    return [
+        {
+            "text": name,
+            "found": bool(found),
+            "score": round(float(score), SCORE_DECIMALS),
+            "seal": None if seal < 0 else int(seal),
+        }
+        for name, found, score, seal in verdicts
+    ]
+
+
+def page_json(out: dict[str, npt.NDArray[Any]], names: Sequence[str]) -> dict[str, Any]:
+    """A page's seals and expected names (a PDF page's number and size come with it:
+    gateway.documents)."""
+    return {"seals": seals_json(out), "expected": expected_json(out, names)}
+
+
+def _best_page(text: str, pages: Sequence[dict[str, Any]], index: int) -> dict[str, Any]:
+    """Where one expected name is best said over a document's pages (found before not)."""
+    verdicts = [(page["page"], page["expected"][index]) for page in pages if "expected" in page]
+    if not verdicts:
+        return {"text": text, "found": False, "score": 0.0, "page": None, "seal": None}
+    number, best = max(verdicts, key=lambda v: (v[1]["found"], v[1]["score"], -v[0]))
+    return {**best, "page": None if best["seal"] is None else number}
+
+
+def document_expected(names: Sequence[str], pages: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The document's verdict on each expected name from its pages' (failed pages have none)."""
+    return {"expected": [_best_page(text, pages, i) for i, text in enumerate(names)]}
+
+
+def expected_names(upload: ImageUpload, query: Sequence[str] | None) -> list[str]:
+    """The expected names, form fields first then the query's, each stripped; raises
+    InvalidField for more than MAX_EXPECTED, an empty one or one over MAX_NAME_CHARS."""
+    names = [name.strip() for name in (*upload.texts.get(EXPECT, ()), *(query or ()))]
+    if len(names) > MAX_EXPECTED:
+        raise InvalidField(f"{len(names)} expected names sent; at most {MAX_EXPECTED} are checked")
+    for name in names:
+        if not name:
+            raise InvalidField("an expected name is empty")
+        if len(name) > MAX_NAME_CHARS:
+            raise InvalidField(
+                f"an expected name has {len(name)} characters; at most {MAX_NAME_CHARS}: {name[:20]}..."
+            )
+    return names
+
+
+EXPECT_FIELD = {
+    "type": "array",
+    "items": {"type": "string", "minLength": 1, "maxLength": MAX_NAME_CHARS},
+    "maxItems": MAX_EXPECTED,
+    "description": "an organisation name the seals should say (the field repeated for each name)",
+}
+SEAL_REQUEST_BODY = with_form_fields(DOCUMENT_REQUEST_BODY, {EXPECT: EXPECT_FIELD})
+ExpectQuery = Annotated[
+    list[str] | None,
+    Query(
+        description=f"an organisation name the seals should say, repeatable (at most {MAX_EXPECTED}, each "
+        f"1 to {MAX_NAME_CHARS} characters); for raw bodies, beside the `{EXPECT}` form fields"
+    ),
+]
 
 
 @router.post(
     "/seal",
     response_model=SealResult | SealPages,
-    responses=stream_responses(SealPage),
-    openapi_extra=DOCUMENT_REQUEST_BODY,
+    responses=stream_responses(SealPage, SealDocumentEnd),
+    openapi_extra=SEAL_REQUEST_BODY,
     summary="Read the red seals (公章) on a page or in a PDF",
 )
 async def read_seals(
-    request: Request, upload: DocumentUploadDep, triton: TritonDep, accept: AcceptHeader = None
+    request: Request,
+    upload: DocumentUploadDep,
+    triton: TritonDep,
+    accept: AcceptHeader = None,
+    expect: ExpectQuery = None,
 ) -> Response:
-    """Find red stamps, unwrap their curved text and read rim, inner lines and codes. A PDF's
-    pages are rendered and read inside Triton; its answer has one entry per page, or, asked
-    for as `application/x-ndjson`, one line per page as soon as it is read."""
+    """Find red stamps, unwrap their curved text and read rim, inner lines and codes. With
+    expected names (`expect`), say for each whether a seal carries it, scored on the
+    recognisers' probabilities rather than on the reading. A PDF's pages are rendered and read
+    inside Triton; its answer has one entry per page, or, asked for as `application/x-ndjson`,
+    one line per page as soon as it is read; either way the document's own `expected` says on
+    which page each name was found."""
+    names = expected_names(upload, expect)
+    texts = {EXPECTED_INPUT: names} if names else {}
     if upload.format == PDF:
-        return await answer_document(request, accept, triton, DOCUMENT_MODEL, upload.data, page_seals)
-    result = await triton.infer_image(MODEL, upload.data, OUTPUTS)
-    return JSONResponse({"seals": seals_json(result.outputs), "model": result.model_ref()})
+        body = DocumentBody(lambda out: page_json(out, names), lambda pages: document_expected(names, pages))
+        return await answer_document(request, accept, triton, DOCUMENT_MODEL, upload.data, body, texts)
+    result = await triton.infer_image(MODEL, upload.data, OUTPUTS, texts=texts)
+    return JSONResponse({**page_json(result.outputs, names), "model": result.model_ref()})

@@ -19,7 +19,7 @@ from gateway.documents import wants_stream
 from gateway.errors import GatewayError, TritonUnavailable
 from gateway.main import create_app
 from gateway.settings import Settings
-from gateway.triton import Inference, Parameters
+from gateway.triton import Inference, Parameters, TextInputs
 
 PDF = b"%PDF-1.7\n% a document the fake reads\n"
 NDJSON = {"Accept": "application/x-ndjson"}
@@ -34,9 +34,14 @@ def count(pages: int) -> Inference:
     return answer(PAGE_COUNT=[pages])
 
 
-def page(number: int, seals: int = 1) -> Inference:
+Verdict = tuple[bool, float, int]  # an expected name's: found, score, seal (-1: none)
+
+
+def page(number: int, seals: int = 1, verdicts: list[Verdict] | None = None) -> Inference:
+    """A page as seal_document answers it; `verdicts` are those of the expected names sent."""
     boxes = np.tile(np.array([[10.0, 20.0, 30.0, 40.0]], np.float32), (seals, 1))
     texts = np.array([b"rim"] * seals, np.object_)
+    verdicts = verdicts or []
     return answer(
         PAGE=[number],
         PAGE_SIZE=[300, 200],
@@ -50,6 +55,11 @@ def page(number: int, seals: int = 1) -> Inference:
         INNER_SEALS=np.zeros(0, np.int32),
         CODES=np.array([], np.object_),
         CODE_SEALS=np.zeros(0, np.int32),
+        MATCH_TEXTS=np.array([b"name" if verdicts else b""] * seals, np.object_),
+        MATCH_SCORES=np.full(seals, 0.5 if verdicts else 0.0, np.float32),
+        EXPECTED_FOUND=np.array([found for found, _, _ in verdicts], np.bool_),
+        EXPECTED_SCORES=np.array([score for _, score, _ in verdicts], np.float32),
+        EXPECTED_SEALS=np.array([seal for _, _, seal in verdicts], np.int32),
     )
 
 
@@ -65,12 +75,14 @@ class FakeDocumentTriton:
     def __init__(self) -> None:
         self.script: list[Step] = []
         self.asked: list[tuple[Parameters, float]] = []
+        self.texts: list[TextInputs | None] = []
         self.left_early = self.finished = False
 
     async def stream(
-        self, model: str, image: bytes, parameters: Parameters, gap_s: float
+        self, model: str, image: bytes, parameters: Parameters, gap_s: float, texts: TextInputs | None = None
     ) -> AsyncGenerator[Inference, None]:
         self.asked.append((parameters, gap_s))
+        self.texts.append(texts)
         try:
             for delay_s, step in self.script:
                 await asyncio.sleep(delay_s)
@@ -130,7 +142,7 @@ def test_pages_are_lines_as_they_come_between_the_count_and_the_closing_line(
         "page": 3,
         "error": {"status": 422, "code": "invalid_image", "message": "page 3: refused"},
     }
-    assert last == {"done": True, "pages": 3, "failed": 1, "model": model}
+    assert last == {"done": True, "pages": 3, "failed": 1, "expected": [], "model": model}
     assert fake.asked == [({"page_timeout_s": 7.0}, 18.0)]  # the page deadline, and the gap it may take
     assert fake.finished and not fake.left_early
     metrics = client.get("/metrics").text

@@ -66,20 +66,20 @@ def test_mnist_refuses_a_pdf(http: httpx.Client) -> None:
     assert response.status_code == 415 and response.json()["error"]["code"] == "unsupported_media_type"
 
 
-ANSWERS = (
-    ("/v1/seal", {"SealResult", "SealPages"}, "SealPage"),
-    ("/v1/ocr", {"OcrResult", "OcrPages"}, "OcrPage"),
+ANSWERS = (  # route, its JSON answers, its stream's page line and closing line
+    ("/v1/seal", {"SealResult", "SealPages"}, "SealPage", "SealDocumentEnd"),  # with `expected`
+    ("/v1/ocr", {"OcrResult", "OcrPages"}, "OcrPage", "DocumentEnd"),
 )
 
 
 def test_the_api_docs_show_both_answers_and_the_stream(http: httpx.Client) -> None:
     document = http.get("/openapi.json").json()
-    for route, shapes, page in ANSWERS:
+    for route, shapes, page, end in ANSWERS:
         post = document["paths"][route]["post"]
         content = post["responses"]["200"]["content"]
         assert {name(schema) for schema in content["application/json"]["schema"]["anyOf"]} == shapes
         lines = {name(schema) for schema in content["application/x-ndjson"]["schema"]["anyOf"]}
-        assert lines == {"DocumentStart", page, "PageError", "DocumentEnd", "StreamError"}
+        assert lines == {"DocumentStart", page, "PageError", end, "StreamError"}
         assert "application/pdf" in post["requestBody"]["content"]
         assert any(p["name"] == "accept" and p["in"] == "header" for p in post["parameters"])
     assert all(resolves(document, ref) for ref in refs(document))

@@ -1,7 +1,8 @@
 """The try-it page at `/` in a real browser (Debian's chromium driven by Playwright) against
 the real stack: a seal page and a text page uploaded through the file input, what is shown
-checked against what the API answers, the API's error message shown, no request leaving the
-host. Screenshots are kept in `test-artifacts/` for a person to look at."""
+checked against what the API answers (expected names found or not too), the API's error
+message shown, no request leaving the host. Screenshots are kept in `test-artifacts/` for a
+person to look at."""
 
 from __future__ import annotations
 
@@ -90,6 +91,32 @@ def test_a_seal_page_shows_its_seals_on_the_picture(
     assert any(url.endswith("/v1/seal") for url in requests)
     ARTIFACTS.mkdir(exist_ok=True)
     browser_page.screenshot(path=str(ARTIFACTS / "page-seal.png"), full_page=True)
+
+
+def test_expected_names_are_sent_and_shown_found_or_not_as_the_api_says(
+    page: tuple[Page, list[str]], gateway_url: str, http: httpx.Client, tmp_path: Path
+) -> None:
+    browser_page, _ = page
+    truth = next(generated_pages(SEAL_SEED, 1, 0, style="plain"))
+    names = [next(seal.rim_text for seal in truth.seals if seal.rim_text), "北京某某某科技发展有限公司"]
+    image = tmp_path / "contract.png"
+    image.write_bytes(truth.image)
+    browser_page.goto(f"{gateway_url}/?task=ocr")
+    expect(browser_page.locator("#expect-label")).to_be_hidden()  # a seal's field only
+    browser_page.check('input[value="seal"]')
+    browser_page.fill("#expect", "\n".join(names) + "\n\n")
+    upload(browser_page, image)
+    files = [("image", ("contract.png", truth.image)), *(("expect", (None, name)) for name in names)]
+    answer = http.post("/v1/seal", files=files, timeout=300).json()
+    found = [verdict["found"] for verdict in answer["expected"]]
+    assert found == [True, False], answer["expected"]
+    shown = browser_page.locator("#verdicts li")
+    expect(shown).to_have_count(2)  # one per name the answer holds: the blank lines were not sent
+    assert [cls for cls in shown.evaluate_all("items => items.map(i => i.className)")] == ["found", "missing"]
+    assert shown.nth(0).inner_text().startswith(f"✓ {names[0]}: found")
+    assert shown.nth(1).inner_text().startswith(f"✗ {names[1]}: not found")
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser_page.screenshot(path=str(ARTIFACTS / "page-seal-expected.png"), full_page=True)
 
 
 def test_a_text_page_shows_selectable_text(

@@ -1,12 +1,18 @@
 """The seal model checks expected names on the real Triton (the `EXPECTED` input): a seal's
 true name is found on it, the same name with a character changed and another organisation's
-name are not, and a request without names answers as before."""
+name are not, and a request without names answers as before. Through the real gateway: the
+names sent as form fields and in the query, and a PDF's verdicts saying on which page."""
 
 from __future__ import annotations
 
+import io
+import json
+
+import httpx
 import numpy as np
 import pytest
 import tritonclient.grpc as grpcclient
+from PIL import Image
 from tritonclient.utils import InferenceServerException
 
 from evaluation.seal.dataset import generated_pages
@@ -57,3 +63,49 @@ def test_too_many_or_empty_names_are_refused(triton: LocalTriton) -> None:
     for names in ([name] * 21, [""], ["字" * 65]):
         with pytest.raises(InferenceServerException, match="expected name"):
             _infer(triton, image, names)
+
+
+def _pdf(first: bytes, second: bytes) -> bytes:
+    """Two pages at 200 dpi, the document models' rendering (so the pixels come back as drawn)."""
+    pages = [Image.open(io.BytesIO(image)).convert("RGB") for image in (first, second)]
+    buffer = io.BytesIO()
+    pages[0].save(buffer, "PDF", resolution=200, save_all=True, append_images=pages[1:])
+    return buffer.getvalue()
+
+
+def _blank_like(image: bytes) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", Image.open(io.BytesIO(image)).size, "white").save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+def test_over_http_the_verdicts_come_per_name_and_per_seal(http: httpx.Client) -> None:
+    image, name = _page()
+    other = "北京市朝阳区教育委员会"
+    files = [("image", ("page.png", image)), ("expect", (None, name))]
+    response = http.post("/v1/seal", files=files, params={"expect": other}, timeout=300)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert [(v["text"], v["found"], v["seal"]) for v in body["expected"]] == [
+        (name, True, 0),
+        (other, False, None),
+    ]
+    assert body["seals"][0]["match"]["text"] == name and body["seals"][0]["match"]["score"] > 0.9
+    refused = http.post("/v1/seal", files=[("image", ("page.png", image)), ("expect", (None, " "))])
+    assert refused.status_code == 422 and refused.json()["error"]["code"] == "invalid_field"
+
+
+def test_a_pdf_says_on_which_page_each_name_is_found_as_json_and_as_a_stream(http: httpx.Client) -> None:
+    image, name = _page()
+    other = "北京市朝阳区教育委员会"
+    files = [("image", ("doc.pdf", _pdf(_blank_like(image), image), "application/pdf"))]
+    data = {"expect": [name, other]}
+    verdicts = [(name, True, 2, 0), (other, False, None, None)]
+    body = http.post("/v1/seal", files=files, data=data, timeout=300).json()
+    assert [(v["text"], v["found"], v["page"], v["seal"]) for v in body["expected"]] == verdicts
+    assert [page["expected"][0]["found"] for page in body["pages"]] == [False, True]
+    streamed = http.post(
+        "/v1/seal", files=files, data=data, headers={"Accept": "application/x-ndjson"}, timeout=300
+    )
+    last = json.loads(streamed.text.splitlines()[-1])
+    assert last["done"] and last["expected"] == body["expected"]

@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
+from gateway.client import __main__ as cli
 from gateway.client.files import discover, settled
 from gateway.client.runner import NO_ANSWER, Outcome, PageOutcome, RetryPolicy, retry_delay, run, send
 
@@ -237,3 +238,28 @@ def test_a_resumed_run_sends_again_a_pdf_whose_own_line_never_came(tmp_path: Pat
     ]
     output.write_text("".join(json.dumps(line) + "\n" for line in lines))
     assert settled(output) == {"b.pdf"}
+
+
+def test_the_expected_names_go_with_every_file_as_repeated_form_fields(image: Path) -> None:
+    client, seen = fake_server([httpx.Response(200, json={"seals": [], "expected": []})])
+
+    async def go() -> Outcome:
+        async with client:
+            form = {"expect": ["河南森源重工有限公司", "B"]}
+            return await send(client, "/v1/seal", image, RetryPolicy(attempts=1), form=form)
+
+    assert asyncio.run(go()).ok
+    body = seen[0].read()
+    assert body.count(b'name="expect"') == 2 and "河南森源重工有限公司".encode() in body
+    assert b'name="image"; filename="a.png"' in body
+
+
+def test_expect_and_expect_file_are_read_together_and_only_for_seals(tmp_path: Path) -> None:
+    names = tmp_path / "names.txt"
+    names.write_text("甲公司\n\n  乙公司  \n", encoding="utf-8")
+    args = cli._parser().parse_args(["seal", str(tmp_path), "--expect", "丙", "--expect-file", str(names)])
+    assert cli.expected_names(args) == ["丙", "甲公司", "乙公司"]
+    for argv in (["ocr", str(tmp_path), "--expect", "丙"], ["seal", str(tmp_path), "--expect-file", "nope"]):
+        with pytest.raises(SystemExit) as exited:
+            cli.main(argv)
+        assert exited.value.code == 2

@@ -4,6 +4,7 @@ The ONNX models name no `kind`: Triton then puts them on every GPU where there i
 production image, a lent GPU machine) and on the CPU where there is none (local, CI), so one
 config serves both (ARCHITECTURE.md). The python models are pinned to `KIND_CPU`: their work
 is NumPy and OpenCV, and without a kind Triton would start `count` instances per GPU of them.
+A document model is sized and shaped from its page model: its pages in flight, its tensors.
 """
 
 from __future__ import annotations
@@ -49,3 +50,25 @@ def test_a_document_model_keeps_a_page_at_each_step_of_its_page_model_and_one_wa
     (page_model,) = PAGE_MODEL.findall(config)
     steps = len(ENSEMBLE_STEP.findall((MODELS / page_model / "config.pbtxt").read_text())) or 1
     assert int(PAGES_IN_FLIGHT.findall(config)[0]) == steps + 1
+
+
+TENSOR = re.compile(r'\{\s*name:\s*"(\w+)"\s*data_type:\s*(\w+)\s*dims:\s*\[([^\]]*)\]\s*(optional: true)?')
+PAGE_TABLE = {"PAGE_COUNT", "PAGE", "PAGE_SIZE", "PAGE_ERROR"}
+
+
+def _tensors(config: str, section: str) -> set[tuple[str, ...]]:
+    block = re.search(rf"^{section}\s*\[(.*?)^\]", config, re.MULTILINE | re.DOTALL)
+    assert block, section
+    return {tuple(part.strip() for part in found) for found in TENSOR.findall(block.group(1))}
+
+
+@pytest.mark.parametrize("document", ["seal_document", "ocr_document"])
+def test_a_document_model_takes_its_page_models_inputs_and_answers_its_outputs(document: str) -> None:
+    """pydocument passes every input but the PDF to each page's call, and each page's answer is
+    the page model's outputs beside the page table: the configs must say the same tensors."""
+    config = (MODELS / document / "config.pbtxt").read_text()
+    (page_model,) = PAGE_MODEL.findall(config)
+    page_config = (MODELS / page_model / "config.pbtxt").read_text()
+    assert _tensors(config, "input") == _tensors(page_config, "input")
+    outputs = {tensor for tensor in _tensors(config, "output") if tensor[0] not in PAGE_TABLE}
+    assert outputs == _tensors(page_config, "output")

@@ -22,6 +22,7 @@ from tests.unit.test_pymodel_with_fake_backend import FakeRequest, fake_backend
 IN_FLIGHT = 2
 CONFIG = {
     "name": "seal_document",
+    "input": [{"name": "IMAGE"}, {"name": "EXPECTED"}],
     "output": [{"name": name} for name in ("BOXES", "PAGE_COUNT", "PAGE", "PAGE_SIZE", "PAGE_ERROR")],
     "parameters": {
         key: {"string_value": value}
@@ -41,9 +42,15 @@ class Sender:
 
 
 class DocumentRequest(FakeRequest):
-    def __init__(self, pdf: bytes, name: str = "doc", page_timeout_s: float | None = None) -> None:
+    def __init__(
+        self,
+        pdf: bytes,
+        name: str = "doc",
+        page_timeout_s: float | None = None,
+        inputs: dict[str, np.ndarray] | None = None,
+    ) -> None:
         super().__init__(name)
-        self.pdf, self.sender = pdf, Sender()
+        self.pdf, self.sender, self.inputs = pdf, Sender(), inputs or {}
         self.params = {"page_timeout_s": page_timeout_s} if page_timeout_s else {}
 
     def get_response_sender(self) -> Sender:
@@ -61,9 +68,11 @@ class PageModel:
         self.pydocument, self.seconds, self.refused = pydocument, seconds or {}, -1
         self.pymodel = sys.modules["pymodel"]
         self.holding = self.most = self.calls = 0
+        self.inputs: list[list[str]] = []  # the names of each call's inputs
 
     async def __call__(self, model: str, inputs: dict[str, np.ndarray], outputs: Any) -> dict[str, Any]:
         self.pymodel._tensor_request(model, [], outputs)  # the real check: is the request still wanted
+        self.inputs.append(sorted(inputs))
         page = self.calls = self.calls + 1
         self.holding += 1
         self.most = max(self.most, self.holding)
@@ -85,6 +94,7 @@ def pydocument() -> Iterator[types.ModuleType]:
 def model_over(pydocument: types.ModuleType, page_model: PageModel, monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.setattr(pydocument, "call_model_outputs", page_model)
     monkeypatch.setattr(pydocument, "request_bytes", lambda request: [request.pdf])
+    monkeypatch.setattr(pydocument, "optional_input", lambda request, name: request.inputs.get(name))
     model = pydocument.DocumentModel()
     model.initialize({"model_config": json.dumps(CONFIG)})
     return model
@@ -110,6 +120,18 @@ def test_the_count_comes_first_then_each_page_then_the_final_flag(
     assert sorted(pages_of(pages)) == [1, 2, 3, 4, 5]
     for answer in pages:
         assert answer["PAGE_SIZE"].tolist() == [234, 166] and error_of(answer) == []  # A4 at 20 dpi
+
+
+def test_the_models_other_inputs_go_with_every_page_where_the_request_sends_them(
+    pydocument: types.ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    names = np.array([b"\xe6\xb2\xb3\xe5\x8d\x97"], np.object_)
+    pages = PageModel(pydocument)
+    model = model_over(pydocument, pages, monkeypatch)
+    asyncio.run(model.execute([DocumentRequest(blank_pdf(*[A4_POINTS] * 3), inputs={"EXPECTED": names})]))
+    assert pages.inputs == [["EXPECTED", "IMAGE"]] * 3
+    asyncio.run(model.execute([DocumentRequest(blank_pdf(A4_POINTS))]))
+    assert pages.inputs[-1] == ["IMAGE"]
 
 
 def test_a_refused_page_is_its_error_and_the_others_are_still_read(

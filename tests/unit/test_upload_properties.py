@@ -2,9 +2,10 @@
 
 The properties: reading a header never raises anything but the gateway's own client errors and
 agrees with Pillow on real images of every format; a multipart body parses to the same image
-however the network splits it; a body cut anywhere before its closing boundary is a client
-error, never an accepted (truncated) image. Also: the gateway's modules do not import the
-models' `imgproc` (which changes Pillow's settings for the whole process) nor Pillow itself.
+however the network splits it, its text fields (`expect`) kept in the order sent; a body cut
+anywhere before its closing boundary is a client error, never an accepted (truncated) image.
+Also: the gateway's modules do not import the models' `imgproc` (which changes Pillow's
+settings for the whole process) nor Pillow itself.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from PIL import Image
 
 from gateway.errors import ClientError, GatewayError
 from gateway.headers import SUPPORTED_FORMATS, header_size
-from gateway.uploads import ByteCaps, read_upload_bytes, sniff_format, validate_image
+from gateway.uploads import ByteCaps, RawUpload, read_upload_bytes, sniff_format, validate_image
 from tests.support.hostile import (
     bmp_claiming,
     gif_claiming,
@@ -115,8 +116,12 @@ async def split(body: bytes, cuts: list[int]) -> AsyncIterator[bytes]:
         yield body[start:end]
 
 
-def read(body: bytes, cuts: list[int]) -> bytes:
+def read_all(body: bytes, cuts: list[int]) -> RawUpload:
     return asyncio.run(read_upload_bytes(MULTIPART, split(body, cuts), ByteCaps(CAP)))
+
+
+def read(body: bytes, cuts: list[int]) -> bytes:
+    return read_all(body, cuts).data
 
 
 field_names = st.sampled_from(["note", "other", "file", "x"])
@@ -135,6 +140,25 @@ def test_the_image_field_survives_any_chunking_and_neighbours(
 ) -> None:
     body = multipart([*before, ("image", image), *after])
     assert read(body, cuts) == image
+
+
+names = st.text(max_size=40).filter(lambda text: BOUNDARY not in text)
+
+
+@FAST
+@given(
+    image=payloads,
+    expected=st.lists(names, max_size=5),
+    others=st.lists(st.tuples(field_names, payloads), max_size=3),
+    cuts=st.lists(st.integers(0, 10_000), max_size=12),
+)
+def test_text_fields_survive_any_chunking_in_the_order_sent(
+    image: bytes, expected: list[str], others: list[tuple[str, bytes]], cuts: list[int]
+) -> None:
+    texts = [("expect", name.encode()) for name in expected]
+    upload = read_all(multipart([*texts[:2], *others, ("image", image), *texts[2:]]), cuts)
+    assert upload.data == image
+    assert upload.texts.get("expect", ()) == tuple(expected)
 
 
 @FAST

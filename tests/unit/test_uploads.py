@@ -13,12 +13,14 @@ from PIL import Image
 from gateway.errors import (
     ClientError,
     EmptyUpload,
+    InvalidField,
     InvalidImage,
     MissingField,
     PayloadTooLarge,
     UnsupportedMediaType,
 )
 from gateway.uploads import (
+    TEXT_FIELD_BYTES,
     ByteCaps,
     check_declared_length,
     read_upload_bytes,
@@ -36,13 +38,14 @@ def encode(image: Image.Image, fmt: str) -> bytes:
     return buffer.getvalue()
 
 
-def multipart(fields: dict[str, bytes]) -> bytes:
+def multipart(fields: dict[str, bytes] | list[tuple[str, bytes]]) -> bytes:
+    pairs = fields.items() if isinstance(fields, dict) else fields
     parts = [
         f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"; filename="f"\r\n'
         f"Content-Type: application/octet-stream\r\n\r\n".encode()
         + data
         + b"\r\n"
-        for name, data in fields.items()
+        for name, data in pairs
     ]
     return b"".join(parts) + f"--{BOUNDARY}--\r\n".encode()
 
@@ -53,7 +56,7 @@ async def chunked(body: bytes, size: int = 7) -> AsyncIterator[bytes]:
 
 
 def read(content_type: str, body: bytes, cap: int = 1 << 20, pdf_cap: int | None = None) -> bytes:
-    return asyncio.run(read_upload_bytes(content_type, chunked(body), ByteCaps(cap, pdf_cap)))
+    return asyncio.run(read_upload_bytes(content_type, chunked(body), ByteCaps(cap, pdf_cap))).data
 
 
 @pytest.mark.parametrize("fmt", ["PNG", "JPEG", "GIF", "BMP", "TIFF", "WEBP"])
@@ -109,6 +112,24 @@ def test_multipart_over_the_cap_stops_reading() -> None:
     with pytest.raises(PayloadTooLarge):
         asyncio.run(read_upload_bytes(MULTIPART, endless(), ByteCaps(64 * 1024)))
     assert consumed <= 64 * 1024 + 4096
+
+
+def read_texts(body: bytes) -> dict[str, tuple[str, ...]]:
+    return dict(asyncio.run(read_upload_bytes(MULTIPART, chunked(body), ByteCaps(1 << 20))).texts)
+
+
+def test_text_fields_are_kept_in_order_and_others_dropped() -> None:
+    body = multipart([("expect", "河南森源".encode()), ("note", b"x"), ("image", b"i"), ("expect", b"B")])
+    assert read_texts(body) == {"expect": ("河南森源", "B")}
+    assert read_texts(multipart({"image": b"i"})) == {}
+
+
+def test_text_fields_past_their_cap_or_not_utf8_are_refused() -> None:
+    names = [("expect", b"n" * 1000)] * (TEXT_FIELD_BYTES // 1000 + 1)
+    with pytest.raises(InvalidField, match=f"exceed {TEXT_FIELD_BYTES} bytes"):
+        read_texts(multipart([("image", b"i"), *names]))
+    with pytest.raises(InvalidField, match="not UTF-8"):
+        read_texts(multipart([("image", b"i"), ("expect", b"\xff\xfe")]))
 
 
 def test_raw_body_over_the_cap_is_too_large() -> None:

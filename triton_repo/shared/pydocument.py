@@ -11,6 +11,10 @@ The responses of one request, in this order:
   page model's outputs (none where the page failed): a failed page does not stop the others;
 - then the final flag, with no response.
 
+The model's inputs other than the PDF (`IMAGE`), where a request sends them, are passed to
+each page's call as they came (seal_document's optional `EXPECTED`: the names the seal model
+checks every page's seals against).
+
 A document that cannot be read at all (not a PDF, encrypted, over the caps) is one response
 of `PAGE` 0 with its `PAGE_ERROR`, then the final flag. Errors travel as outputs rather than
 as error responses because a stream's error response reaches the client as a bare message,
@@ -52,6 +56,7 @@ from pymodel import (
     check_cancelled,
     failure,
     model_config,
+    optional_input,
     parameter,
     parameters,
     request_bytes,
@@ -89,6 +94,17 @@ def page_outputs(config: dict[str, Any]) -> tuple[str, ...]:
     return tuple(o["name"] for o in config["output"] if o["name"] not in PAGE_TABLE)
 
 
+def passed_inputs(config: dict[str, Any]) -> tuple[str, ...]:
+    """The inputs passed on to each page's call: this model's own but the PDF."""
+    return tuple(i["name"] for i in config["input"] if i["name"] != PAGE_INPUT)
+
+
+def request_inputs(request: Any, names: Sequence[str]) -> dict[str, AnyArray]:
+    """Those of `names` the request sends, by name."""
+    tensors = {name: optional_input(request, name) for name in names}
+    return {name: tensor for name, tensor in tensors.items() if tensor is not None}
+
+
 def page_timeout_s(request: Any) -> float | None:
     """The request's per-page deadline in seconds, None where it sets none."""
     value = json.loads(request.parameters() or "{}").get(PAGE_TIMEOUT)
@@ -116,12 +132,14 @@ def timed_out(number: int, timeout: float | None) -> Failure:
 
 @dataclass(frozen=True)
 class Reading:
-    """One request's document being read: its pages, where its answers go, its page deadline."""
+    """One request's document being read: its pages, where its answers go, its page deadline
+    and the inputs each page's call gets beside the page."""
 
     pages: PdfPages
     request: Any
     sender: Any
     timeout: float | None
+    inputs: dict[str, AnyArray]
 
 
 def send_while_wanted(request: Any, sender: Any, answer: Any) -> None:
@@ -140,6 +158,7 @@ class DocumentModel:
         self._page_model = parameter(config, "page_model")
         self._params = render_params(config)
         self._outputs = page_outputs(config)
+        self._inputs = passed_inputs(config)
         self._slots = asyncio.Semaphore(int(parameter(config, "pages_in_flight")))
         self._pdfium = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pdfium")
 
@@ -169,7 +188,8 @@ class DocumentModel:
         pages = await self._on_pdfium(PdfPages, request_bytes(request)[0], self._params)
         try:
             sender.send(response(**{PAGE_COUNT: _int32(pages.count)}))
-            await self._pages(Reading(pages, request, sender, page_timeout_s(request)))
+            inputs = request_inputs(request, self._inputs)
+            await self._pages(Reading(pages, request, sender, page_timeout_s(request), inputs))
         finally:
             await self._on_pdfium(pages.close)
 
@@ -192,7 +212,7 @@ class DocumentModel:
     async def _page(self, number: int, reading: Reading) -> None:
         """Reads one page in its slot and sends its answer (or its error); the slot is given
         back once the page model is done with the page, even one answered as timed out."""
-        work = asyncio.ensure_future(self._read(number, reading.pages))
+        work = asyncio.ensure_future(self._read(number, reading))
         try:
             answer = page_response(number, *await asyncio.wait_for(asyncio.shield(work), reading.timeout))
         except asyncio.TimeoutError:
@@ -210,15 +230,16 @@ class DocumentModel:
                 work.exception()  # retrieved: a late page's error was answered as its timeout
             self._slots.release()
 
-    async def _read(self, number: int, pages: PdfPages) -> tuple[tuple[int, int], dict[str, AnyArray]]:
+    async def _read(self, number: int, reading: Reading) -> tuple[tuple[int, int], dict[str, AnyArray]]:
         """A page's rendered size and the page model's outputs; raises ImageError (the page
         cannot be rendered, or the page model refuses it), ModelCallError, RequestCancelled."""
-        rendered = await self._on_pdfium(pages.render, number)
+        rendered = await self._on_pdfium(reading.pages.render, number)
         size = (int(rendered.shape[0]), int(rendered.shape[1]))
         image = np.frombuffer(await self._on_pdfium(encoded_page, rendered), np.uint8)[None]
         del rendered  # only the encoded page is held while the page model reads it
         try:
-            return size, await call_model_outputs(self._page_model, {PAGE_INPUT: image}, self._outputs)
+            inputs = {PAGE_INPUT: image, **reading.inputs}
+            return size, await call_model_outputs(self._page_model, inputs, self._outputs)
         except ModelCallError as exc:
             if exc.invalid:  # the page's content is refused (too many seals): not the model down
                 raise ImageError(f"page {number}: {exc.message}") from exc
