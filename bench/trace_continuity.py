@@ -29,6 +29,7 @@ from gateway.otlp import otlp_target, triton_trace_args
 
 MNIST_MODELS = ("mnist_preprocess", "mnist_classifier", "mnist")
 SETTLE_S = 8.0  # Triton's batch processor sends every 5 s (its default): one batch and then some
+PROTOCOLS = ("gRPC", "HTTP")
 Send = Callable[[Pixels, str], None]
 
 
@@ -38,22 +39,15 @@ def traceparent() -> tuple[str, str]:
     return f"00-{trace_id}-{secrets.token_hex(8)}-01", trace_id
 
 
-def grpc_sender(triton: LocalTriton) -> Send:
-    client = grpcclient.InferenceServerClient(triton.grpc_url)
+def sender(protocol: str, triton: LocalTriton) -> Send:
+    """Sends MNIST one image over `protocol` ("gRPC" or "HTTP": the two clients share their
+    API), with the context it is given as the `traceparent` header."""
+    client_lib = grpcclient if protocol == "gRPC" else httpclient
+    url = triton.grpc_url if protocol == "gRPC" else triton.http_url.removeprefix("http://")
+    client = client_lib.InferenceServerClient(url)
 
     def send(image: Pixels, context: str) -> None:
-        request = grpcclient.InferInput("IMAGE", list(image.shape), "UINT8")
-        request.set_data_from_numpy(image)
-        client.infer("mnist", [request], headers={"traceparent": context})
-
-    return send
-
-
-def http_sender(triton: LocalTriton) -> Send:
-    client = httpclient.InferenceServerClient(triton.http_url.removeprefix("http://"))
-
-    def send(image: Pixels, context: str) -> None:
-        request = httpclient.InferInput("IMAGE", list(image.shape), "UINT8")
+        request = client_lib.InferInput("IMAGE", list(image.shape), "UINT8")
         request.set_data_from_numpy(image)
         client.infer("mnist", [request], headers={"traceparent": context})
 
@@ -79,8 +73,8 @@ def measure(requests: int) -> list[tuple[str, int]]:
         tracing = triton_trace_args(otlp_target({"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url}))
         with LocalTriton(extra_args=(*only_models(MNIST_MODELS), *tracing)) as triton:
             return [
-                (name, continued(receiver, sender(triton), image, requests))
-                for name, sender in (("gRPC", grpc_sender), ("HTTP", http_sender))
+                (protocol, continued(receiver, sender(protocol, triton), image, requests))
+                for protocol in PROTOCOLS
             ]
 
 
