@@ -33,6 +33,7 @@ function loadImage(file) {
 
 function drawPicture(image) {
   const canvas = $("canvas");
+  $("picture").hidden = !image; // a PDF has no picture here: its reading takes the width
   if (!image) {
     canvas.width = canvas.height = 0;
     return null;

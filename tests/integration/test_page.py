@@ -195,6 +195,7 @@ def test_a_pdf_shows_its_pages_as_they_are_read_with_a_count(
     assert sent.value.headers["accept"].startswith("application/x-ndjson")
     expect(browser_page.locator("#status")).to_contain_text("ocr: 3 pages answered in")
     assert browser_page.locator("#text h3").all_inner_texts() == ["Page 1", "Page 2", "Page 3"]
+    expect(browser_page.locator("#picture")).to_be_hidden()  # nothing to draw on: text takes the width
     seen = browser_page.evaluate("window.statusSeen")
     assert "ocr: 0 of 3 pages read..." in seen and "ocr: 1 of 3 pages read..." in seen, seen
     ARTIFACTS.mkdir(exist_ok=True)
