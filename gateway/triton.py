@@ -207,8 +207,7 @@ class TritonClient:
         self, model: str, image: bytes, parameters: Parameters, gap_s: float, texts: TextInputs | None = None
     ) -> AsyncGenerator[Inference, None]:
         """Every response of a decoupled model to one request (the upload's bytes as IMAGE, and
-        `texts`),
-        each with all its outputs, as it arrives, until Triton ends the stream; raises
+        `texts`), each with all its outputs, as it arrives, until Triton ends the stream; raises
         GatewayError, UpstreamTimeout after `gap_s` without a response. Closing the iterator
         early (an answer complete, a client gone) cancels the request in Triton."""
         attributes = _span_attributes(model, "ModelStreamInfer")

@@ -2,11 +2,10 @@
 
 The body is consumed chunk by chunk and never spooled to disk; only the `image` field and the
 small text fields a route reads (`TEXT_FIELDS`) are kept, and reading stops as soon as a cap is
-passed, so an oversized upload costs at most the cap
-in memory. The cap is the image cap, or the PDF cap for an upload that starts as a PDF does
-on a route that reads documents (`ByteCaps`). Raw `application/octet-stream` (or `image/*`)
-bodies are accepted too. Pixels are never decoded here: the format comes from the magic bytes
-and the size from the header.
+passed, so an oversized upload costs at most the cap in memory. The cap is the image cap, or
+the PDF cap for an upload that starts as a PDF does on a route that reads documents
+(`ByteCaps`). Raw `application/octet-stream` (or `image/*`) bodies are accepted too. Pixels are
+never decoded here: the format comes from the magic bytes and the size from the header.
 
 Raises (gateway.errors): EmptyUpload, MissingField, PayloadTooLarge, UnsupportedMediaType,
 InvalidImage, InvalidField (text fields), ClientError (malformed multipart).
