@@ -9,9 +9,9 @@ from PIL import Image
 PDF_DPI = 150  # the scans' resolution as the PDF states it; Triton renders at its own dpi
 
 
-def as_pdf(images: list[Image.Image]) -> bytes:
-    """The images as the pages of one PDF, each page the image's size at PDF_DPI."""
+def as_pdf(images: list[Image.Image], dpi: int = PDF_DPI) -> bytes:
+    """The images as the pages of one PDF, each page the image's size at `dpi`."""
     buffer = io.BytesIO()
     first, *rest = [image.convert("RGB") for image in images]
-    first.save(buffer, "PDF", resolution=PDF_DPI, save_all=True, append_images=rest)
+    first.save(buffer, "PDF", resolution=dpi, save_all=True, append_images=rest)
     return buffer.getvalue()

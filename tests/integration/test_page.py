@@ -18,6 +18,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from evaluation.seal.dataset import generated_pages
+from evaluation.support.pdf import as_pdf
 from evaluation.support.servers import serve_gateway
 from evaluation.support.text_corpus import render_page
 from gateway.settings import Settings
@@ -185,9 +186,8 @@ def test_a_pdf_shows_its_pages_as_they_are_read_with_a_count(
     page: tuple[Page, list[str]], gateway_url: str, tmp_path: Path
 ) -> None:
     browser_page, _ = page
-    rendered = [render_page(random.Random(seed), "en")[0].convert("RGB") for seed in (9, 10, 11)]
     document = tmp_path / "scan.pdf"
-    rendered[0].save(document, "PDF", resolution=150, save_all=True, append_images=rendered[1:])
+    document.write_bytes(as_pdf([render_page(random.Random(seed), "en")[0] for seed in (9, 10, 11)]))
     browser_page.goto(f"{gateway_url}/?task=ocr")
     browser_page.evaluate(STATUS_LOG)
     with browser_page.expect_request(lambda request: request.url.endswith("/v1/ocr")) as sent:

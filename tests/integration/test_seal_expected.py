@@ -16,6 +16,7 @@ from PIL import Image
 from tritonclient.utils import InferenceServerException
 
 from evaluation.seal.dataset import generated_pages
+from evaluation.support.pdf import as_pdf
 from gateway.local_triton import LocalTriton
 
 pytestmark = pytest.mark.integration
@@ -67,10 +68,7 @@ def test_too_many_or_empty_names_are_refused(triton: LocalTriton) -> None:
 
 def _pdf(first: bytes, second: bytes) -> bytes:
     """Two pages at 200 dpi, the document models' rendering (so the pixels come back as drawn)."""
-    pages = [Image.open(io.BytesIO(image)).convert("RGB") for image in (first, second)]
-    buffer = io.BytesIO()
-    pages[0].save(buffer, "PDF", resolution=200, save_all=True, append_images=pages[1:])
-    return buffer.getvalue()
+    return as_pdf([Image.open(io.BytesIO(image)) for image in (first, second)], dpi=200)
 
 
 def _blank_like(image: bytes) -> bytes:
