@@ -43,6 +43,8 @@ RENDERED_DEV = frozenset({"seal_012.jpg", "seal_013.jpeg", "seal_014.jpeg"})  # 
 CODE_PATTERN = re.compile(r"[0-9A-Z]{8,}")
 TUNING, HELDOUT = "tuning", "heldout"
 GENERATED = "generated"
+CORPUS = "corpus"  # the group of the real seal corpus's pages (evaluation.seal.corpus)
+REAL_GROUPS = frozenset({"real", CORPUS})  # real pages: seals-dev's and the corpus's
 # Real pages without a seal are made from seals-dev pages whose seals cover less than this
 # share of the image: every seal box, grown by BLANK_GROWTH of its size, is painted paper.
 MAX_BLANKED_SHARE = 0.3
@@ -59,6 +61,7 @@ class TruthSeal:
     inner_texts: tuple[str, ...] = ()
     codes: tuple[str, ...] = ()
     cut: bool = False  # part of it lies off the image
+    over_print: bool = False  # it lies over printed text or lines (known for the corpus only)
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,8 @@ class TruthPage:
     image: bytes
     seals: tuple[TruthSeal, ...]
     ignore: tuple[Box, ...] = ()
+    kind: str = ""  # the document's kind (certificate, invoice...), known for the corpus only
+    capture: str = ""  # scan, photo, photocopy, render..., known for the corpus only
 
 
 def dev_group(file: str) -> str:
@@ -187,4 +192,12 @@ def without_seals(page: TruthPage) -> TruthPage | None:
     for x0, y0, x1, y1 in boxes:
         rgb[y0:y1, x0:x1] = paper
     encoded = cv2.imencode(".png", cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR))[1].tobytes()
-    return TruthPage(f"{page.name} without seals", page.group, page.split, encoded, ())
+    return TruthPage(
+        f"{page.name} without seals",
+        page.group,
+        page.split,
+        encoded,
+        (),
+        kind=page.kind,
+        capture=page.capture,
+    )

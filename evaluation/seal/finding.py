@@ -27,6 +27,7 @@ from imgproc.seal import find_seals
 
 from evaluation.seal.dataset import (
     HELDOUT,
+    REAL_GROUPS,
     TUNING,
     TruthPage,
     generated_pages,
@@ -63,7 +64,7 @@ def run(pages: Iterable[TruthPage]) -> tuple[list[PageResult], list[float]]:
 def blanked(pages: Iterable[TruthPage]) -> Iterator[TruthPage]:
     """The real pages with their seals painted over (those where enough page is left)."""
     for page in pages:
-        if page.group == "real" and (blank := without_seals(page)) is not None:
+        if page.group in REAL_GROUPS and (blank := without_seals(page)) is not None:
             yield blank
 
 

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from evaluation.seal.misses import STAGES, by_class, misses, stage_counts
 from evaluation.seal.scoring import ELLIPTIC, PageResult, Summary, wilson_interval
 
 HEADER = (
@@ -31,7 +32,58 @@ def row(title: str, summary: Summary) -> str:
     )
 
 
-def write(path: Path, rows: Sequence[tuple[str, Summary]], argv: Sequence[str] = sys.argv) -> None:
+def _class_rows(summaries: dict[str, Summary]) -> list[str]:
+    rows = []
+    for value, summary in summaries.items():
+        low, high = wilson_interval(summary.exact, summary.rims)
+        rows.append(
+            f"| {value} | {summary.seals} | {summary.recall:.3f} | {summary.exact}/{summary.rims}"
+            f" ({low:.2f}-{high:.2f}) | {100 * summary.cer:.1f}% |"
+        )
+    return rows
+
+
+def class_sections(parts: dict[str, list[PageResult]]) -> list[str]:
+    """Markdown for the corpus's parts: figures by class (every shape's rims), misses by the
+    class of stage that fails, and the tuning part's misses one by one (the held-out part's are
+    counted, never listed: nothing is tuned on it)."""
+    lines: list[str] = []
+    for label, results in parts.items():
+        title = label.strip("*")
+        for name, summaries in by_class(results).items():
+            lines += [
+                "",
+                f"### {title}, by {name}",
+                "",
+                "| class | seals | recall | rims exact (95%) | CER |",
+            ]
+            lines += ["|---|---|---|---|---|", *_class_rows(summaries)]
+    if parts:
+        lines += [
+            "",
+            "### Misses by class",
+            "",
+            "| class | " + " | ".join(part.strip("*") for part in parts) + " |",
+        ]
+        lines += ["|---|" + "---|" * len(parts)]
+        counts = {label: stage_counts(results) for label, results in parts.items()}
+        lines += [
+            f"| {stage} | " + " | ".join(str(counts[part][stage]) for part in parts) + " |"
+            for stage in STAGES
+        ]
+    for label, results in parts.items():
+        if "held-out" not in label:
+            lines += ["", f"### {label.strip('*')}: each miss", ""]
+            lines += [f"- {stage}: {text}" for stage, text in sorted(misses(results))]
+    return lines
+
+
+def write(
+    path: Path,
+    rows: Sequence[tuple[str, Summary]],
+    sections: Sequence[str] = (),
+    argv: Sequence[str] = sys.argv,
+) -> None:
     """The figures file: how it was made, then the table."""
     command = shlex.join([".venv/bin/python", "-m", "evaluation.seal", *argv[1:]])
     lines = [
@@ -43,6 +95,7 @@ def write(path: Path, rows: Sequence[tuple[str, Summary]], argv: Sequence[str] =
         "",
         *HEADER,
         *(row(title, summary) for title, summary in rows),
+        *sections,
     ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
