@@ -39,7 +39,8 @@ from imgproc.seal.trust.verify import name_score
 from imgproc.seal.words import Words
 
 from evaluation.seal.__main__ import _with_blanked
-from evaluation.seal.dataset import HELDOUT, TUNING, TruthPage, box_iou, seals_dev_pages
+from evaluation.seal.corpus import CorpusMissing, corpus_pages
+from evaluation.seal.dataset import CORPUS, HELDOUT, TUNING, TruthPage, box_iou, seals_dev_pages
 from evaluation.seal.inprocess import InProcessSeal
 from evaluation.seal.perturb import PERTURBATIONS, perturbed_pages
 from evaluation.seal.scoring import ELLIPTIC, MATCH_IOU
@@ -60,11 +61,13 @@ def _say(line: str) -> None:
 
 @dataclass(frozen=True)
 class Case:
-    """One found seal with a known rim: its trusted answer and sources, its truth, exactness."""
+    """One found seal with a known rim: its trusted answer and sources, its truth, exactness,
+    and the group it is left out with (its corpus repository, or its rim for seals-dev)."""
 
     seal: Seal
     truth: str
     exact: bool
+    group: str
 
 
 def _cases(pages: Iterable[TruthPage], reader: InProcessSeal) -> Iterator[Case]:
@@ -82,16 +85,38 @@ def _cases(pages: Iterable[TruthPage], reader: InProcessSeal) -> Iterator[Case]:
                 exact = reader.words.normalized(found[0].reading.rim_text) == reader.words.normalized(
                     truth.rim_text
                 )
-                yield Case(found[0], truth.rim_text, exact)
+                yield Case(found[0], truth.rim_text, exact, _group(page, truth.rim_text))
+
+
+def _group(page: TruthPage, rim: str) -> str:
+    """What a case is left out with: a corpus page's repository (its documents share seals and
+    hands), else the seal's own rim (seals-dev's perturbed copies of one seal)."""
+    return "/".join(page.name.split("/")[:2]) if page.group == CORPUS else rim
 
 
 def tuning_cases(reader: InProcessSeal) -> list[Case]:
-    """The real tuning part and its perturbations."""
+    """Seals-dev's tuning part and its perturbations, and the corpus's tuning part where its
+    image cache is there (said when it is not)."""
     tuning = list(_with_blanked(seals_dev_pages(frozenset({TUNING}))))
     cases = list(_cases(tuning, reader))
     for name in PERTURBATIONS:
         cases += list(_cases(perturbed_pages(tuning, name), reader))
+    try:
+        cases += list(_cases(corpus_pages(frozenset({TUNING})), reader))
+    except CorpusMissing as missing:
+        _say(f"fitted without the real seal corpus: {missing}")
     return cases
+
+
+def heldout_parts(reader: InProcessSeal) -> dict[str, list[Case]]:
+    """The held-out parts, each never tuned on: the corpus's (where its cache is) and seals-dev's."""
+    parts = {}
+    try:
+        parts["corpus held-out"] = list(_cases(corpus_pages(frozenset({HELDOUT})), reader))
+    except CorpusMissing as missing:
+        _say(f"the corpus's held-out part is left out: {missing}")
+    parts["seals-dev held-out"] = list(_cases(_with_blanked(seals_dev_pages(frozenset({HELDOUT}))), reader))
+    return parts
 
 
 def fit_logistic(features: Floats, labels: Floats, ridge: float = 1e-3) -> Floats:
@@ -120,13 +145,13 @@ def features(cases: Sequence[Case]) -> Floats:
 
 
 def left_out_scores(cases: Sequence[Case]) -> Floats:
-    """Each case's score from a model fitted without its seal (all its perturbations): what
-    the model says of a seal it has not seen."""
+    """Each case's score from a model fitted without its group (a corpus repository, or a
+    seals-dev seal with all its perturbations): what the model says of a seal it has not seen."""
     x, y = features(cases), np.array([c.exact for c in cases], np.float64)
-    seals = np.array([c.truth for c in cases])
+    groups = np.array([c.group for c in cases])
     scores = np.zeros(len(cases))
-    for seal in set(seals):
-        out = seals == seal
+    for group in set(groups):
+        out = groups == group
         w = fit_logistic(x[~out], y[~out], RIDGE)
         scores[out] = 1.0 / (1.0 + np.exp(-(w[0] + x[out] @ w[1:])))
     return scores
@@ -267,23 +292,26 @@ def main() -> None:
     _say("\n".join(["", "tuning part, scores as fitted:", *reliability(cases, fitted.trust)]))
     if not args.heldout:
         return
-    heldout = list(_cases(_with_blanked(seals_dev_pages(frozenset({HELDOUT}))), reader))
     common = common_characters()
     lines = [
         "# Seal reader: scores that mean what they say",
         "",
         "Written by `.venv/bin/python -m evaluation.seal.trust --heldout --write docs/seal/trust.md`:",
-        "the served scores (`TrustParams`, fitted on the real tuning part and its perturbations)",
-        "on the real held-out part, never tuned on. Round and oval seals found with a known rim.",
-        "",
-        "## Rim scores",
-        "",
-        *reliability(heldout, reader.config.trust),
-        "",
-        "## Expected names",
-        "",
-        *name_rates(heldout, reader.words, common, reader.config),
+        "the served scores (`TrustParams`, fitted on the real tuning parts, seals-dev's with its",
+        "perturbations and the corpus's) on the real held-out parts, never tuned on. Round and oval",
+        "seals found with a known rim.",
     ]
+    for title, heldout in heldout_parts(reader).items():
+        lines += [
+            "",
+            f"## {title}: rim scores",
+            "",
+            *reliability(heldout, reader.config.trust),
+            "",
+            f"## {title}: expected names",
+            "",
+            *name_rates(heldout, reader.words, common, reader.config),
+        ]
     _say("\n".join(lines))
     if args.write:
         args.write.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -14,7 +14,17 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from evaluation.seal.corpus import MANIFEST, MIRRORS, draw_split, entries, fetch, manifest, problems, side_of
+from evaluation.seal.corpus import (
+    MANIFEST,
+    MIRRORS,
+    Entry,
+    draw_split,
+    entries,
+    fetch,
+    manifest,
+    problems,
+    side_of,
+)
 from evaluation.seal.dataset import HELDOUT, TUNING
 
 HIDDEN = Path(__file__).resolve().parents[4] / "shared" / "datasets" / "hidden-sources.txt"
@@ -52,22 +62,54 @@ def _check(args: argparse.Namespace) -> int:
     return 1 if found else 0
 
 
+def _classes(chosen: list[Entry]) -> dict[str, Counter[str]]:
+    """Seal counts by each way of classing a seal."""
+    pairs = [(entry, seal) for entry in chosen for seal in entry.seals]
+    with_rim = [(entry, seal) for entry, seal in pairs if seal.get("rim_text") is not None]
+    return {
+        "document": Counter(str(e.record.get("doc_kind")) for e, _ in pairs),
+        "capture": Counter(str(e.record.get("capture")) for e, _ in pairs),
+        "shape": Counter(str(s["shape"]) for _, s in pairs),
+        "over print": Counter("over print" if s.get("over_print") else "clear" for _, s in pairs),
+        "rim text from": Counter(str(s.get("label_source")) for _, s in with_rim),
+        "second reading": Counter(str(s.get("second_reading")) for _, s in with_rim),
+    }
+
+
+def _totals(side: str, chosen: list[Entry]) -> str:
+    seals = [seal for entry in chosen for seal in entry.seals]
+    read = sum(seal.get("rim_text") is not None for seal in seals)
+    repos, empty = len({entry.repo for entry in chosen}), sum(not entry.seals for entry in chosen)
+    return f"| {side} | {len(chosen)} | {repos} | {len(seals)} | {read} | {empty} |"
+
+
 def _stats(args: argparse.Namespace) -> int:
     split = manifest()["split"]
-    for side in (TUNING, HELDOUT):
-        chosen = [entry for entry in entries() if side_of(entry.repo, split) == side]
-        seals = [seal for entry in chosen for seal in entry.seals]
-        read = sum(seal.get("rim_text") is not None for seal in seals)
-        _say(
-            f"{side}: {len(chosen)} images from {len({e.repo for e in chosen})} repositories, "
-            f"{len(seals)} seals ({read} with a rim text), "
-            f"{sum(not e.seals for e in chosen)} pages without a seal"
-        )
-        for field in ("doc_kind", "capture"):
-            counts = Counter(str(e.record.get(field)) for e in chosen for _ in e.seals)
-            _say(f"  {field}: " + ", ".join(f"{k} {v}" for k, v in counts.most_common()))
-        shapes = Counter(str(seal["shape"]) for seal in seals)
-        _say("  shape: " + ", ".join(f"{k} {v}" for k, v in shapes.most_common()))
+    parts = {side: [e for e in entries() if side_of(e.repo, split) == side] for side in (TUNING, HELDOUT)}
+    lines = [
+        "# The real seal corpus in numbers",
+        "",
+        "Written by `.venv/bin/python -m evaluation.seal.corpus stats --write docs/seal/corpus-stats.md`",
+        "from the manifest (evaluation/seal/corpus/corpus.json): do not edit by hand.",
+        "",
+        "| part | images | repositories | seals | with a rim text | pages without a seal |",
+        "|---|---|---|---|---|---|",
+        *(_totals(side, chosen) for side, chosen in parts.items()),
+        "",
+        "Seals by class (rim text from and second reading: seals with a rim text):",
+        "",
+        "| class | | tuning | heldout |",
+        "|---|---|---|---|",
+    ]
+    counted = {side: _classes(chosen) for side, chosen in parts.items()}
+    for name in counted[TUNING]:
+        values = sorted(set(counted[TUNING][name]) | set(counted[HELDOUT][name]))
+        lines += [
+            f"| {name} | {v} | {counted[TUNING][name][v]} | {counted[HELDOUT][name][v]} |" for v in values
+        ]
+    _say("\n".join(lines))
+    if args.write:
+        args.write.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return 0
 
 
@@ -82,7 +124,8 @@ def main() -> int:
     drawing.add_argument("--seed", type=int, required=True)
     drawing.add_argument("--redraw", action="store_true", help="draw again (only before any reading)")
     commands.add_parser("check", help="hidden sources, repeated images, boxes outside the image")
-    commands.add_parser("stats", help="counts by part and class")
+    counting = commands.add_parser("stats", help="counts by part and class")
+    counting.add_argument("--write", type=Path, help="write the counts as Markdown here")
     args = parser.parse_args()
     run = {"fetch": _fetch, "split": _split, "check": _check, "stats": _stats}[args.command]
     return run(args)
