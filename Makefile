@@ -57,12 +57,14 @@ serve: setup
 	$(BIN)/python -m gateway serve --host $(HOST) --port $(PORT)
 
 # mypy --strict over gateway, evaluation, bench and triton_repo (pyproject.toml), then once more
-# for Python 3.10 over what the Triton image runs on its Python.
+# for Python 3.10 over what the Triton image runs on its Python, each model.py on its own (they
+# are all modules named `model`).
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/mypy --python-version 3.10 triton_repo/shared triton_repo/provision
+	for model in triton_repo/models/*/1/model.py; do $(BIN)/mypy --python-version 3.10 $$model || exit 1; done
 
 test: setup reference lint image-tests
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

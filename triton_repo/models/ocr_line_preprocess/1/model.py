@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from imgproc.arrays import Floats
 from imgproc.imaging import decode_rgb
 from imgproc.text import prepare_line, rec_preprocess
 from pymodel import (
@@ -16,7 +17,7 @@ from pymodel import (
 )
 
 
-def outline(height: int, width: int) -> np.ndarray:
+def outline(height: int, width: int) -> Floats:
     """float32[1, 4, 2]: the image's corners (tl, tr, br, bl) as the one line's polygon."""
     return np.array([[[0, 0], [width, 0], [width, height], [0, height]]], np.float32)
 

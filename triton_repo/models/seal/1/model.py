@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from imgproc.arrays import AnyArray, Floats, Pixels
 from imgproc.imaging import Refused, decode_rgb
 from imgproc.seal.config import SealConfig, served_config
 from imgproc.seal.pipeline import read_page
@@ -55,18 +56,18 @@ class TritonSealModels:
         }
         self._lines_charset = recogniser_charset(args)
 
-    async def seal_text(self, tensor: np.ndarray) -> np.ndarray:
+    async def seal_text(self, tensor: Floats) -> Floats:
         return await call_model_async(SEAL_TEXT_MODEL, {SEAL_TEXT_INPUT: tensor}, SEAL_TEXT_OUTPUT)
 
     async def recognise(
-        self, model: str, images: Sequence[np.ndarray], alternatives: int, frames: int = 0
+        self, model: str, images: Sequence[Pixels], alternatives: int, frames: int = 0
     ) -> list[Decoded]:
         if model not in RECOGNITION_MODELS:  # an encoder-decoder BLS model: no CTC alternatives
             return await recognise_seq2seq(images, model)
         charset, recogniser = self._charsets[model], RECOGNITION_MODELS[model]
         return await recognise_chars(images, charset, recogniser, alternatives, frames)
 
-    async def read_lines(self, image: np.ndarray) -> list[Line]:
+    async def read_lines(self, image: Pixels) -> list[Line]:
         return await read_lines(image, self._lines_charset)
 
 
@@ -88,7 +89,7 @@ def expected_names(request: Any) -> list[str]:
     return names
 
 
-def _verdicts(page: PageReading) -> dict[str, np.ndarray]:
+def _verdicts(page: PageReading) -> dict[str, AnyArray]:
     """The expected names' verdicts and each seal's best expected name, as flat tensors."""
     matches = [reading.match for reading in page.seals]
     return {
@@ -102,7 +103,7 @@ def _verdicts(page: PageReading) -> dict[str, np.ndarray]:
     }
 
 
-def _tensors(page: PageReading) -> dict[str, np.ndarray]:
+def _tensors(page: PageReading) -> dict[str, AnyArray]:
     readings = page.seals
     inner = [(i, line) for i, reading in enumerate(readings) for line in reading.inner]
     codes = [(i, code) for i, reading in enumerate(readings) for code in reading.codes]

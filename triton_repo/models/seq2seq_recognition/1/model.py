@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 import triton_python_backend_utils as pb_utils
+from imgproc.arrays import AnyArray
 from imgproc.text.past import with_past
 from imgproc.text.seq2seq import (
     VOCAB_FILE,
@@ -81,7 +82,7 @@ class TritonPythonModel(AsyncPerRequestModel):
             texts[i], scores[i] = text_of(self._vocabulary, row), row_score(row)
         return response(TEXTS=strings(texts), SCORES=np.array(scores, np.float32))
 
-    async def _generate(self, rows: list[np.ndarray], max_length: int | None) -> list[Generated]:
+    async def _generate(self, rows: list[AnyArray], max_length: int | None) -> list[Generated]:
         if not rows:
             return []
         pixels = pixel_values(np.stack([fit_strip(row, self._spec) for row in rows]), self._spec)
@@ -96,7 +97,7 @@ class TritonPythonModel(AsyncPerRequestModel):
     def _decode(self, states: Any) -> Decode:
         """Every step: the whole prefix and the encoder's states -> the last position's logits."""
 
-        async def decode(ids: np.ndarray, _parents: np.ndarray) -> np.ndarray:
+        async def decode(ids: AnyArray, _parents: AnyArray) -> AnyArray:
             inputs = [pb_utils.Tensor(DECODER_IDS, ids), _passed(DECODER_STATES, states)]
             logits = await call_model_tensor(self._decoder, inputs, DECODER_OUTPUT, on_cpu=True)
             return np.asarray(logits.as_numpy()[:, -1])
@@ -107,11 +108,11 @@ class TritonPythonModel(AsyncPerRequestModel):
         """The first step through `decoder_model`, the others through `decoder_with_past_model`
         with the last token and the past key/values of the step before."""
 
-        async def first(ids: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
+        async def first(ids: AnyArray) -> tuple[AnyArray, dict[str, Any]]:
             inputs = [pb_utils.Tensor(DECODER_IDS, ids), _passed(DECODER_STATES, states)]
             return _logits_and_rest(await call_model_all(self._decoder, inputs, on_cpu=True))
 
-        async def later(ids: np.ndarray, past: Mapping[str, Any]) -> tuple[np.ndarray, dict[str, Any]]:
+        async def later(ids: AnyArray, past: Mapping[str, Any]) -> tuple[AnyArray, dict[str, Any]]:
             inputs = [pb_utils.Tensor(DECODER_IDS, ids), *(_passed(n, t) for n, t in past.items())]
             return _logits_and_rest(await call_model_all(with_past_model, inputs, on_cpu=True))
 
@@ -123,11 +124,11 @@ def _passed(name: str, tensor: Any) -> Any:
     return pb_utils.Tensor.from_dlpack(name, tensor.to_dlpack())
 
 
-def _logits_and_rest(outputs: dict[str, Any]) -> tuple[np.ndarray, dict[str, Any]]:
+def _logits_and_rest(outputs: dict[str, Any]) -> tuple[AnyArray, dict[str, Any]]:
     logits = outputs.pop(DECODER_OUTPUT)
     return np.asarray(logits.as_numpy()[:, -1]), outputs
 
 
-def _take_rows(name: str, tensor: Any, rows: np.ndarray) -> Any:
+def _take_rows(name: str, tensor: Any, rows: AnyArray) -> Any:
     """A CPU cache entry with its rows in the order of `rows` (the beams' parents)."""
     return pb_utils.Tensor(name, np.ascontiguousarray(tensor.as_numpy()[rows]))
