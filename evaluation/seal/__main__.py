@@ -33,7 +33,7 @@ from evaluation.seal.dataset import (
     seals_dev_pages,
     without_seals,
 )
-from evaluation.seal.inprocess import InProcessSeal, seal_model_config
+from evaluation.seal.inprocess import InProcessSeal, read_pages, seal_model_config
 from evaluation.seal.misses import stage_counts
 from evaluation.seal.perturb import PERTURBATIONS, perturbed_pages
 from evaluation.seal.report import class_sections, outcomes, write
@@ -54,10 +54,10 @@ def _with_blanked(pages: Iterable[TruthPage]) -> Iterator[TruthPage]:
             yield blank
 
 
-def _run(seal: InProcessSeal, pages: Iterable[TruthPage]) -> tuple[list[PageResult], float]:
-    started, results = time.perf_counter(), []
-    for page in pages:
-        results.append(score_page(page, seal.read_page(page.image)))
+def _run(seal: InProcessSeal, pages: Iterable[TruthPage], jobs: int) -> tuple[list[PageResult], float]:
+    started, chosen = time.perf_counter(), list(pages)
+    found = read_pages(seal, (page.image for page in chosen), jobs, seal.threads)
+    results = [score_page(page, answer) for page, answer in zip(chosen, found, strict=True)]
     return results, time.perf_counter() - started
 
 
@@ -112,6 +112,7 @@ def main() -> None:
     parser.add_argument("--write", type=Path, help="write the figures as a Markdown table here")
     parser.add_argument("--save", type=Path, help="save each seal's outcome here (for `compare`)")
     parser.add_argument("--threads", type=int, default=1, help="ONNX Runtime intra-op threads")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes reading pages")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every miss")
     parser.add_argument(
         "--set", nargs="*", default=[], help="tunables to override: name=value (on top of config.pbtxt's)"
@@ -124,7 +125,7 @@ def main() -> None:
     measured: dict[str, tuple[Summary, list[PageResult]]] = {}
 
     def measure(label: str, title: str, pages: Iterable[TruthPage], verbose: bool = args.verbose) -> None:
-        results, seconds = _run(seal, pages)
+        results, seconds = _run(seal, pages, args.jobs)
         measured[label] = (_report(title, results, seconds, verbose), results)
 
     if args.heldout:  # first in the tables; measured with the others, never listed seal by seal

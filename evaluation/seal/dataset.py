@@ -111,7 +111,8 @@ def split_of(file: str) -> str | None:
     return TUNING if file in split[TUNING] else HELDOUT if file in split[HELDOUT] else None
 
 
-def _box(values: list[int]) -> Box:
+def as_box(values: list[int]) -> Box:
+    """A box from a JSON list of four numbers."""
     x0, y0, x1, y1 = (int(v) for v in values)
     return x0, y0, x1, y1
 
@@ -124,8 +125,8 @@ def _truth_seals(item: dict[str, Any], page: dict[str, Any]) -> tuple[TruthSeal,
         labelled = item["seals"][index]
         other = item.get("other_text") if index == 0 else None
         inner, codes = split_lines(labelled.get("inner_text"), other)
-        seals.append(TruthSeal(_box(box), labelled["shape"], labelled.get("rim_text"), inner, codes))
-    extra = [TruthSeal(_box(box), "unknown", None) for box in page.get("unlabelled", [])]
+        seals.append(TruthSeal(as_box(box), labelled["shape"], labelled.get("rim_text"), inner, codes))
+    extra = [TruthSeal(as_box(box), "unknown", None) for box in page.get("unlabelled", [])]
     return (*seals, *extra)
 
 
@@ -145,7 +146,7 @@ def seals_dev_pages(splits: frozenset[str] | None = None) -> Iterator[TruthPage]
             split=split,
             image=(SEALS_DEV / file).read_bytes(),
             seals=_truth_seals(item, page),
-            ignore=tuple(_box(box) for box in page.get("ignore", [])),
+            ignore=tuple(as_box(box) for box in page.get("ignore", [])),
         )
 
 

@@ -9,7 +9,9 @@ without starting Triton: the same functions, the same batches per call, the same
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import multiprocessing
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from functools import cached_property
 from pathlib import Path
 
@@ -118,6 +120,7 @@ class InProcessSeal:
         self, model_repository: Path = MODEL_REPOSITORY, threads: int = 1, config: SealConfig | None = None
     ):
         self.config = seal_model_config(model_repository) if config is None else config
+        self.threads = threads
         self.models = OnnxSealModels(model_repository, threads)
         self.words = seal_words(model_repository, self.config)
 
@@ -132,3 +135,31 @@ class InProcessSeal:
     def read_page(self, image: bytes) -> list[FoundSeal]:
         """What /v1/seal answers for a page, in the scorer's terms."""
         return [found_seal(reading) for reading in self.readings(image)]
+
+
+_WORKER: InProcessSeal | None = None  # one reader per worker process (`read_pages`)
+
+
+def _start_worker(threads: int, config: SealConfig) -> None:
+    global _WORKER  # noqa: PLW0603 - a worker process's own reader, built once
+    _WORKER = InProcessSeal(threads=threads, config=config)
+
+
+def _read_in_worker(image: bytes) -> list[FoundSeal]:
+    assert _WORKER is not None  # set by the pool's initializer
+    return _WORKER.read_page(image)
+
+
+def read_pages(
+    seal: InProcessSeal, images: Iterable[bytes], jobs: int, threads: int = 1
+) -> Iterator[list[FoundSeal]]:
+    """Each page's answer, in order: in this process, or over `jobs` worker processes (each
+    with its own sessions and the same configuration) when `jobs` is more than one."""
+    if jobs <= 1:
+        yield from (seal.read_page(image) for image in images)
+        return
+    context = multiprocessing.get_context("spawn")  # ONNX Runtime's threads do not survive fork
+    with ProcessPoolExecutor(
+        jobs, context, initializer=_start_worker, initargs=(threads, seal.config)
+    ) as pool:
+        yield from pool.map(_read_in_worker, images)

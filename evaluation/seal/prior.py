@@ -163,7 +163,7 @@ def study(weight: float, bonus: float) -> None:
         return math.log(model.prob(BOS * (model.order - 1) + prefix, char))
 
     params = BeamParams(weight=weight, bonus=bonus)
-    cases = tuning_cases(reader)
+    cases = tuning_cases(reader).rims
     missed = [c for c in cases if not c.exact]
     within = 0
     for case in missed:

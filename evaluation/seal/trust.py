@@ -21,29 +21,28 @@ names: nobody verifies a supervision seal by name, and its rim is restored, not 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import random
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 from imgproc.arrays import Floats
-from imgproc.imaging import decode_rgb
 from imgproc.seal.config import SealConfig
-from imgproc.seal.pipeline import find_page_seals, read_crop
 from imgproc.seal.repair.standard import STANDARD_RIMS
-from imgproc.seal.trust import Seal, TrustParams
+from imgproc.seal.trust import TrustParams
 from imgproc.seal.trust.evidence import rim_score, score_inputs, support
 from imgproc.seal.trust.verify import name_score
 from imgproc.seal.words import Words
 
 from evaluation.seal.__main__ import _with_blanked
+from evaluation.seal.cases import Case, Cases, read_cases
 from evaluation.seal.corpus import CorpusMissing, corpus_pages
-from evaluation.seal.dataset import CORPUS, HELDOUT, TUNING, TruthPage, box_iou, seals_dev_pages
+from evaluation.seal.dataset import HELDOUT, TUNING, seals_dev_pages
 from evaluation.seal.inprocess import InProcessSeal
+from evaluation.seal.logistic import fit_logistic, left_out, log_loss
 from evaluation.seal.perturb import PERTURBATIONS, perturbed_pages
-from evaluation.seal.scoring import ELLIPTIC, MATCH_IOU
+from evaluation.seal.regions import fit_regions, region_report
 
 CHANGED, OTHERS = 4, 4  # names scored per seal besides its own
 # The logistic model's ridge: chosen by leaving one seal (all its perturbations) out at a time
@@ -59,79 +58,29 @@ def _say(line: str) -> None:
     print(line)  # noqa: T201 - a command-line report
 
 
-@dataclass(frozen=True)
-class Case:
-    """One found seal with a known rim: its trusted answer and sources, its truth, exactness,
-    and the group it is left out with (its corpus repository, or its rim for seals-dev)."""
-
-    seal: Seal
-    truth: str
-    exact: bool
-    group: str
-
-
-def _cases(pages: Iterable[TruthPage], reader: InProcessSeal) -> Iterator[Case]:
-    """The round and oval seals of the pages that were found, with their truth."""
-    for page in pages:
-        if not page.seals:
-            continue
-        crops = find_page_seals(decode_rgb(page.image), reader.config)
-        seals = [asyncio.run(read_crop(crop, reader.models, reader.config, reader.words)) for crop in crops]
-        for truth in page.seals:
-            if truth.shape not in ELLIPTIC or truth.rim_text is None:
-                continue
-            found = [s for s in seals if box_iou(s.reading.region.box, truth.box) >= MATCH_IOU]
-            if found:
-                exact = reader.words.normalized(found[0].reading.rim_text) == reader.words.normalized(
-                    truth.rim_text
-                )
-                yield Case(found[0], truth.rim_text, exact, _group(page, truth.rim_text))
-
-
-def _group(page: TruthPage, rim: str) -> str:
-    """What a case is left out with: a corpus page's repository (its documents share seals and
-    hands), else the seal's own rim (seals-dev's perturbed copies of one seal)."""
-    return "/".join(page.name.split("/")[:2]) if page.group == CORPUS else rim
-
-
-def tuning_cases(reader: InProcessSeal) -> list[Case]:
-    """Seals-dev's tuning part and its perturbations, and the corpus's tuning part where its
-    image cache is there (said when it is not)."""
+def tuning_cases(reader: InProcessSeal) -> Cases:
+    """Seals-dev's tuning part (each page, then it without its seals) and its perturbations, and
+    the corpus's tuning part likewise where its image cache is there (said when it is not)."""
     tuning = list(_with_blanked(seals_dev_pages(frozenset({TUNING}))))
-    cases = list(_cases(tuning, reader))
+    cases = read_cases(tuning, reader)
     for name in PERTURBATIONS:
-        cases += list(_cases(perturbed_pages(tuning, name), reader))
+        cases.rims += read_cases(perturbed_pages(tuning, name), reader).rims
     try:
-        cases += list(_cases(corpus_pages(frozenset({TUNING})), reader))
+        cases += read_cases(_with_blanked(corpus_pages(frozenset({TUNING}))), reader)
     except CorpusMissing as missing:
         _say(f"fitted without the real seal corpus: {missing}")
     return cases
 
 
-def heldout_parts(reader: InProcessSeal) -> dict[str, list[Case]]:
+def heldout_parts(reader: InProcessSeal) -> dict[str, Cases]:
     """The held-out parts, each never tuned on: the corpus's (where its cache is) and seals-dev's."""
     parts = {}
     try:
-        parts["corpus held-out"] = list(_cases(corpus_pages(frozenset({HELDOUT})), reader))
+        parts["corpus held-out"] = read_cases(_with_blanked(corpus_pages(frozenset({HELDOUT}))), reader)
     except CorpusMissing as missing:
         _say(f"the corpus's held-out part is left out: {missing}")
-    parts["seals-dev held-out"] = list(_cases(_with_blanked(seals_dev_pages(frozenset({HELDOUT}))), reader))
+    parts["seals-dev held-out"] = read_cases(_with_blanked(seals_dev_pages(frozenset({HELDOUT}))), reader)
     return parts
-
-
-def fit_logistic(features: Floats, labels: Floats, ridge: float = 1e-3) -> Floats:
-    """Weights (intercept first) of a logistic model, by Newton's method with a small ridge."""
-    x = np.hstack([np.ones((len(features), 1)), features])
-    w = np.zeros(x.shape[1])
-    for _ in range(50):
-        p = 1.0 / (1.0 + np.exp(-(x @ w)))
-        gradient = x.T @ (labels - p) - ridge * w
-        hessian = (x * (p * (1 - p))[:, None]).T @ x + ridge * np.eye(len(w))
-        step = np.linalg.solve(hessian, gradient)
-        w += step
-        if np.abs(step).max() < 1e-8:
-            break
-    return w
 
 
 def features(cases: Sequence[Case]) -> Floats:
@@ -147,14 +96,8 @@ def features(cases: Sequence[Case]) -> Floats:
 def left_out_scores(cases: Sequence[Case]) -> Floats:
     """Each case's score from a model fitted without its group (a corpus repository, or a
     seals-dev seal with all its perturbations): what the model says of a seal it has not seen."""
-    x, y = features(cases), np.array([c.exact for c in cases], np.float64)
-    groups = np.array([c.group for c in cases])
-    scores = np.zeros(len(cases))
-    for group in set(groups):
-        out = groups == group
-        w = fit_logistic(x[~out], y[~out], RIDGE)
-        scores[out] = 1.0 / (1.0 + np.exp(-(w[0] + x[out] @ w[1:])))
-    return scores
+    exact = np.array([c.exact for c in cases], np.float64)
+    return left_out(features(cases), exact, [c.group for c in cases], RIDGE)
 
 
 def _changed(name: str, common: Sequence[str], rng: random.Random) -> str:
@@ -246,9 +189,10 @@ def name_rates(cases: Sequence[Case], words: Words, common: Sequence[str], confi
     return rows
 
 
-def fit(reader: InProcessSeal) -> tuple[SealConfig, list[Case]]:
-    """Fit the rim model and the name threshold on the tuning part; print them."""
-    cases = tuning_cases(reader)
+def fit(reader: InProcessSeal) -> tuple[SealConfig, Cases]:
+    """Fit the rim model, the name threshold and the seal score on the tuning parts; print them."""
+    tuning = tuning_cases(reader)
+    cases = tuning.rims
     exact = np.array([c.exact for c in cases], np.float64)
     w = fit_logistic(features(cases), exact, RIDGE)
     names = name_supports(cases, reader.words, common_characters())
@@ -256,11 +200,11 @@ def fit(reader: InProcessSeal) -> tuple[SealConfig, list[Case]]:
     _say(f"tuning part and perturbations: {len(cases)} rims, {int(exact.sum())} exact")
     weights = zip(("intercept", "agreement_weight", "length_weight"), w, strict=True)
     _say("  " + " ".join(f"{name}={value:.3f}" for name, value in weights))
-    left_out = left_out_scores(cases)
-    loss = -np.mean(exact * np.log(left_out + 1e-9) + (1 - exact) * np.log(1 - left_out + 1e-9))
-    sure = left_out >= 0.9
+    scores = left_out_scores(cases)
+    loss = log_loss(scores, exact)
+    sure = scores >= 0.9
     _say(
-        f"  each seal left out: log loss {loss:.3f}; scored 0.9 or more {int(sure.sum())},"
+        f"  each group left out: log loss {loss:.3f}; scored 0.9 or more {int(sure.sum())},"
         f" of them exact {exact[sure].mean() if sure.any() else float('nan'):.3f}"
     )
     _say(
@@ -275,8 +219,9 @@ def fit(reader: InProcessSeal) -> tuple[SealConfig, list[Case]]:
         agreement_weight=float(w[1]),
         length_weight=float(w[2]),
         name_support=threshold,
+        seal_weights=fit_regions(tuning.regions, _say),
     )
-    return replace(reader.config, trust=fitted), cases
+    return replace(reader.config, trust=fitted), tuning
 
 
 def main() -> None:
@@ -288,8 +233,9 @@ def main() -> None:
     parser.add_argument("--write", type=Path, help="write the held-out report as Markdown here")
     args = parser.parse_args()
     reader = InProcessSeal()
-    fitted, cases = fit(reader)
-    _say("\n".join(["", "tuning part, scores as fitted:", *reliability(cases, fitted.trust)]))
+    fitted, tuning = fit(reader)
+    _say("\n".join(["", "tuning parts, scores as fitted:", *reliability(tuning.rims, fitted.trust)]))
+    _say("\n".join(region_report(tuning, fitted.trust)))
     if not args.heldout:
         return
     common = common_characters()
@@ -306,11 +252,15 @@ def main() -> None:
             "",
             f"## {title}: rim scores",
             "",
-            *reliability(heldout, reader.config.trust),
+            *reliability(heldout.rims, reader.config.trust),
             "",
             f"## {title}: expected names",
             "",
-            *name_rates(heldout, reader.words, common, reader.config),
+            *name_rates(heldout.rims, reader.words, common, reader.config),
+            "",
+            f"## {title}: seal scores",
+            "",
+            *region_report(heldout, reader.config.trust),
         ]
     _say("\n".join(lines))
     if args.write:

@@ -35,7 +35,7 @@ from typing import Any
 
 from PIL import Image
 
-from evaluation.seal.dataset import CORPUS, HELDOUT, TUNING, Box, TruthPage, TruthSeal, split_lines
+from evaluation.seal.dataset import CORPUS, HELDOUT, TUNING, Box, TruthPage, TruthSeal, as_box, split_lines
 
 MANIFEST = Path(__file__).with_name("corpus.json")
 CACHE = Path(".cache/seal-corpus")
@@ -140,7 +140,7 @@ def _orientation(image: Path) -> tuple[int, int, int]:
 
 def truth_seal(seal: dict[str, Any], orientation: int, width: int, height: int) -> TruthSeal:
     """A manifest seal as the scorer's truth (inner lines and codes told apart as for seals-dev)."""
-    box = _upright(tuple(int(v) for v in seal["box"]), orientation, width, height)  # type: ignore[arg-type]
+    box = _upright(as_box(seal["box"]), orientation, width, height)
     inner, codes = split_lines(" ".join(seal.get("inner_texts") or []), list(seal.get("codes") or []))
     shape = {"rectangle": "rect", "square": "rect"}.get(seal["shape"], seal["shape"])
     return TruthSeal(
@@ -165,12 +165,16 @@ def corpus_pages(splits: frozenset[str] | None = None) -> Iterator[TruthPage]:
             raise CorpusMissing(f"{entry.file} is missing: run `python -m evaluation.seal.corpus fetch`")
         orientation, width, height = _orientation(entry.file)
         seals = tuple(truth_seal(seal, orientation, width, height) for seal in entry.seals)
+        ignore = tuple(
+            _upright(as_box(box), orientation, width, height) for box in entry.record.get("ignore", [])
+        )
         yield TruthPage(
             name=page_name(entry),
             group=CORPUS,
             split=side,
             image=entry.file.read_bytes(),
             seals=seals,
+            ignore=ignore,
             kind=str(entry.record.get("doc_kind", "other")),
             capture=str(entry.record.get("capture", "scan")),
         )

@@ -305,7 +305,7 @@ class SealReading:
     """The text of one seal (repair's output, then trust's): rim, inner lines and number codes,
     with confidences; the rim's score is trust's calibrated probability that it reads exactly,
     with the evidence it rests on; `match`, the seal's best expected name, when names are
-    expected."""
+    expected; `score`, trust's probability that the region is a real seal."""
 
     region: SealRegion
     rim_text: str
@@ -314,6 +314,7 @@ class SealReading:
     codes: list[str] = field(default_factory=list)
     evidence: RimEvidence | None = None
     match: Match | None = None
+    score: float = 1.0  # the probability that the region is a real seal (`trust.region`)
 
 
 @dataclass(frozen=True)

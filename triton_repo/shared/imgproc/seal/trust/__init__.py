@@ -18,6 +18,7 @@ from ..records import PageReading, Readings, SealReading
 from ..words import Words
 from .evidence import rim_evidence, rim_score
 from .params import DEFAULT_TRUST, TrustParams
+from .region import kept, seal_score
 from .verify import Seal, verdicts
 
 __all__ = ["DEFAULT_TRUST", "Seal", "TrustParams", "page_reading", "trusted"]
@@ -27,18 +28,21 @@ def trusted(
     reading: SealReading, readings: Readings, words: Words, params: TrustParams = DEFAULT_TRUST
 ) -> Seal:
     """The seal's answer with its rim's score calibrated (round and oval seals; a rectangular
-    seal's main text keeps the confidence it was read with), and what names are checked on."""
-    if not reading.region.is_elliptic or readings.rim is None:
-        return Seal(reading, readings.sources)
-    text = words.normalized(reading.rim_text)
-    evidence = rim_evidence(text, reading.rim_score, readings.sources, readings.group, words.forms, params)
-    return Seal(replace(reading, rim_score=rim_score(evidence, params), evidence=evidence), readings.sources)
+    seal's main text keeps the confidence it was read with) and its score as a seal, and what
+    names are checked on."""
+    if reading.region.is_elliptic and readings.rim is not None:
+        text = words.normalized(reading.rim_text)
+        evidence = rim_evidence(text, reading.rim_score, readings.sources, readings.group, words.forms, params)
+        reading = replace(reading, rim_score=rim_score(evidence, params), evidence=evidence)
+    return Seal(replace(reading, score=seal_score(reading, params)), readings.sources)
 
 
 def page_reading(
     seals: Sequence[Seal], expected: Sequence[str], words: Words, params: TrustParams = DEFAULT_TRUST
 ) -> PageReading:
-    """Every seal's answer, each with its best expected name, and each name's verdict."""
+    """Every seal's answer (a region where nothing was read and that scores low as a seal is
+    left out), each with its best expected name, and each name's verdict."""
+    seals = [seal for seal in seals if kept(seal.reading, params)]
     if not expected:
         return PageReading([seal.reading for seal in seals])
     found, matches = verdicts(expected, seals, words, params)

@@ -42,6 +42,14 @@ class TrustParams:
     # its Viterbi: the score of a 20-name request's three-seal page took 215 ms, most of it on
     # names that were not there (issue 40's budget: 50 ms a seal).
     name_skip: float = 10.0
+    # A found region's score, the probability that it is a real seal: a logistic model of
+    # `region.seal_inputs` (intercept first; inked share of the outline, rim score, log rim
+    # length, inner lines, codes, rectangular, cut), fitted on the real tuning parts with every
+    # found region a case (see `evaluation.seal.trust`). Zeros: every region scores 0.5.
+    seal_weights: tuple[float, float, float, float, float, float, float, float] = (0.0,) * 8
+    # A region where nothing was read (no rim, inner line or code) is answered as a seal only
+    # from this score: a red mark nobody can read is more often not a seal.
+    textless_seal_score: float = 0.5
 
 
 DEFAULT_TRUST = TrustParams()

@@ -1,0 +1,90 @@
+"""What the trust models are fitted and checked on: each page read once, its found seals as
+rim cases (a round or oval seal with a known rim: read exactly or not) and as region cases
+(every found region: a real seal or not).
+
+A case's group is what it is left out with in cross-validation: a corpus page's repository (its
+documents share seals, hands and scanners), else the seal's own rim (seals-dev's perturbed
+copies of one seal), or the page's name for a region on a seals-dev page.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from imgproc.imaging import decode_rgb
+from imgproc.seal.pipeline import find_page_seals, read_crop
+from imgproc.seal.trust import Seal
+
+from evaluation.seal.dataset import CORPUS, TruthPage, box_iou
+from evaluation.seal.inprocess import InProcessSeal
+from evaluation.seal.scoring import ELLIPTIC, MATCH_IOU
+
+
+@dataclass(frozen=True)
+class Case:
+    """One found seal with a known rim: its trusted answer and sources, its truth, exactness,
+    and its group."""
+
+    seal: Seal
+    truth: str
+    exact: bool
+    group: str
+
+
+@dataclass(frozen=True)
+class Region:
+    """One found region: its trusted answer, whether it is a real seal (overlaps a labelled one
+    or a mark to ignore), its group, and its page's name."""
+
+    seal: Seal
+    real: bool
+    group: str
+    page: str
+
+
+@dataclass
+class Cases:
+    """Rim cases and region cases of some pages."""
+
+    rims: list[Case] = field(default_factory=list)
+    regions: list[Region] = field(default_factory=list)
+    empty_pages: list[str] = field(default_factory=list)  # pages without any labelled seal
+
+    def __iadd__(self, other: Cases) -> Cases:
+        self.rims += other.rims
+        self.regions += other.regions
+        self.empty_pages += other.empty_pages
+        return self
+
+
+def _group(page: TruthPage, fallback: str) -> str:
+    return "/".join(page.name.split("/")[:2]) if page.group == CORPUS else fallback
+
+
+def _page_cases(page: TruthPage, seals: list[Seal], reader: InProcessSeal) -> Cases:
+    cases = Cases(empty_pages=[] if page.seals else [page.name])
+    marks = [truth.box for truth in page.seals] + list(page.ignore)
+    for seal in seals:
+        real = any(box_iou(seal.reading.region.box, box) >= MATCH_IOU for box in marks)
+        cases.regions.append(Region(seal, real, _group(page, page.name), page.name))
+    normalized = reader.words.normalized
+    for truth in page.seals:
+        if truth.shape not in ELLIPTIC or truth.rim_text is None:
+            continue
+        found = [s for s in seals if box_iou(s.reading.region.box, truth.box) >= MATCH_IOU]
+        if found:
+            exact = normalized(found[0].reading.rim_text) == normalized(truth.rim_text)
+            cases.rims.append(Case(found[0], truth.rim_text, exact, _group(page, truth.rim_text)))
+    return cases
+
+
+def read_cases(pages: Iterable[TruthPage], reader: InProcessSeal) -> Cases:
+    """Every page read as the seal model reads it (before regions are left out), as cases."""
+    cases = Cases()
+    for page in pages:
+        crops = find_page_seals(decode_rgb(page.image), reader.config)
+        seals = [asyncio.run(read_crop(crop, reader.models, reader.config, reader.words)) for crop in crops]
+        cases += _page_cases(page, seals, reader)
+    return cases
