@@ -32,7 +32,9 @@ def trusted(
     names are checked on."""
     if reading.region.is_elliptic and readings.rim is not None:
         text = words.normalized(reading.rim_text)
-        evidence = rim_evidence(text, reading.rim_score, readings.sources, readings.group, words.forms, params)
+        evidence = rim_evidence(
+            text, reading.rim_score, readings.sources, readings.group, words.forms, params
+        )
         reading = replace(reading, rim_score=rim_score(evidence, params), evidence=evidence)
     return Seal(replace(reading, score=seal_score(reading, params)), readings.sources)
 
