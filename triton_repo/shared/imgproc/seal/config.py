@@ -31,7 +31,7 @@ from .unwrap import DEFAULT_UNWRAP, UnwrapParams
 class SealConfig:
     """Every tunable of the seal reader (see the module docstring)."""
 
-    # A page with more seals than this is refused before any is read (`pipeline.TooManySeals`,
+    # A page with more seals than this is refused before any is cut (`pipeline.TooManySeals`,
     # the gateway's 422). Reading takes about 0.55 s a seal on two cores (a page of 36 took
     # 20 s), so 24 stay well inside the gateway's 30 s deadline, and a page of a hundred
     # seals is told so in a second or two instead of holding the model for a minute.
