@@ -60,7 +60,7 @@ class Seal(BaseModel):
     rim_score: float = Field(ge=0, le=1)
     inner_texts: list[SealLine] = Field(description="horizontal lines inside, e.g. 合同专用章")
     codes: list[str] = Field(description="number lines: a tax ID, the bottom-arc seal code")
-    match: SealMatch | None = Field(description="its best expected name (null when none was sent)")
+    match: SealMatch | None = Field(description="the best expected name it carries (null: it carries none)")
 
 
 class ExpectedName(BaseModel):

@@ -49,6 +49,9 @@ def test_a_seals_true_name_is_found_and_a_changed_one_is_not(triton: LocalTriton
     scores = result.as_numpy("EXPECTED_SCORES")
     assert scores[0] > 0.9 > 0.5 > scores[1] and scores[2] < 0.5
     assert [t.decode() for t in result.as_numpy("MATCH_TEXTS")] == [name]
+    others = _infer(triton, image, [changed, "北京市朝阳区教育委员会"])  # names the seal does not carry
+    assert [t.decode() for t in others.as_numpy("MATCH_TEXTS")] == [""]
+    assert others.as_numpy("MATCH_SCORES").tolist() == [0.0]
 
 
 def test_without_names_the_answer_is_as_before(triton: LocalTriton) -> None:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
 import struct
 import subprocess
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -127,3 +129,27 @@ def test_app_overhead_drives_the_real_app_to_200(kind: str) -> None:
         else (image, "application/octet-stream")
     )
     assert app_overhead.cpu_us_per_request(body, content_type, requests=5, repeats=1) > 0
+
+
+def test_every_benchmark_is_run_or_imported_by_something_else() -> None:
+    """A benchmark nothing names (the Makefile, a document, another module or a test) is code
+    kept for what was tried: git keeps it."""
+    root = Path(__file__).resolve().parents[2]
+    skipped = {".git", ".cache", "node_modules", "__pycache__", "results"}
+    texts = {
+        path: path.read_text(encoding="utf-8")
+        for pattern in ("*.py", "*.md", "*.toml", "Makefile")
+        for path in root.rglob(pattern)
+        if not any(part in skipped or part.startswith(".venv") for part in path.relative_to(root).parts)
+    }
+    benchmarks = [path for path in (root / "bench").glob("*.py") if not path.stem.startswith("__")]
+    unused = [
+        path.stem
+        for path in benchmarks
+        if not any(
+            re.search(rf"\bbench[./]{path.stem}\b|from bench import [^\n]*\b{path.stem}\b", text)
+            for other, text in texts.items()
+            if other != path
+        )
+    ]
+    assert unused == []

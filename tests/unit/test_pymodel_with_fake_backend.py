@@ -237,3 +237,6 @@ def test_the_seal_model_serves_every_tunable_its_config_sets_top_level_ones_too(
     assert config.max_seals == 3
     with pytest.raises(ValueError, match="max_seal"):
         seal.seal_config({"model_config": json.dumps({"parameters": {"max_seal": {"string_value": "3"}}})})
+    one_number = {"fit.ransac.arc_span": {"string_value": "0.3"}}  # a pair: the model must not load
+    with pytest.raises(ValueError, match=r"fit\.ransac\.arc_span='0\.3': expected 2 values, got 1"):
+        seal.seal_config({"model_config": json.dumps({"parameters": one_number})})

@@ -10,6 +10,7 @@ from imgproc.seal.codes import (
     checked_code,
     code_options,
     credit_check,
+    held_code,
     org_check,
     passes_checks,
 )
@@ -124,3 +125,28 @@ def test_look_alikes_line_up_with_the_code_past_spaces_and_end_marks() -> None:
     options = code_options(line, "1234")
     assert options is not None and [o[0][0] for o in options] == list("1234")
     assert code_options(line, "999") is None
+
+
+CREDIT = _credit_code(np.random.default_rng(RNG_SEED))
+
+
+@pytest.mark.parametrize(
+    ("read", "code"),
+    [
+        ("4301110162012", "4301110162012"),  # the 13-digit seal code
+        (CREDIT, CREDIT),  # a credit code that passes its checks
+        ("510798775802711", "510798775802711"),  # a tax number: region and organisation code
+        ("32011119880908361X01", "32011119880908361X01"),  # region, ID number and more
+        ("K4301110162012L", "4301110162012"),  # stray letters read beside a seal code
+        (f"A{CREDIT}7", CREDIT),
+        ("09D102339", None),  # a date printed over a licence's seal
+        ("51070300577", None),  # a code cut short
+        ("43011101620125", None),  # 14 digits: which 13 are the code is unknown
+        (CREDIT[:-1] + ("1" if CREDIT[-1] != "1" else "2"), None),  # fails its check
+        ("ABC430111016", None),
+    ],
+)
+def test_a_number_line_is_a_seals_code_trimmed_to_the_one_it_holds_or_none(
+    read: str, code: str | None
+) -> None:
+    assert held_code(read) == code

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import fields, is_dataclass
+from dataclasses import fields, is_dataclass, replace
 from typing import Any
 
 import pytest
@@ -44,6 +44,9 @@ def test_a_tuple_of_numbers_is_set_as_numbers() -> None:
         ("locate", "1", "is a group of parameters"),
         ("locate.det.side", "wide", "invalid literal"),
         ("max_seals.x", "1", "has no fields"),
+        ("fit.ransac.arc_span", "0.3", "expected 2 values, got 1"),  # RANSAC would draw from one
+        ("locate.classical.layout.profile_rows", "0.1, 0.2, 0.3", "expected 2 values, got 3"),
+        ("find.grey.other_values", "180, 0.5", "invalid literal for int"),
     ],
 )
 def test_a_wrong_name_or_value_is_refused_with_its_name(name: str, value: str, message: str) -> None:
@@ -84,3 +87,11 @@ def test_the_served_configuration_takes_top_level_tunables_too() -> None:
 def test_the_served_configuration_refuses_a_parameter_that_names_no_tunable() -> None:
     with pytest.raises(ValueError, match="max_seal"):
         served_config({"max_seal": "3"})  # a typo must not pass unnoticed
+
+
+def test_a_tuple_takes_its_items_types_from_the_field_not_from_its_default() -> None:
+    # An empty default says nothing of its items' type; the field's annotation does.
+    grey = replace(DEFAULT_CONFIG.find.grey, other_values=())
+    empty = replace(DEFAULT_CONFIG, find=replace(DEFAULT_CONFIG.find, grey=grey))
+    assert with_overrides(empty, {"find.grey.other_values": "200"}).find.grey.other_values == (200,)
+    assert with_overrides(DEFAULT_CONFIG, {"read.recognisers.others": ""}).read.recognisers.others == ()

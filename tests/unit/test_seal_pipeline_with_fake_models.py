@@ -216,16 +216,21 @@ def test_no_text_at_all_is_empty_not_an_error() -> None:
     assert (reading.rim_text, reading.rim_score, reading.inner, reading.codes) == ("", 0.0, [], [])
 
 
-def test_a_page_of_more_seals_than_are_read_is_refused_before_any_model_is_called() -> None:
+def test_a_page_of_more_seals_than_are_read_is_refused_before_any_is_cut(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from imgproc.imaging import decode_rgb
-    from imgproc.seal.pipeline import TooManySeals, find_page_seals, read_page
+    from imgproc.seal import pipeline
+    from imgproc.seal.find import find_seals
 
     from tests.support.seal_pages import png, seal_grid
 
     page = decode_rgb(png(seal_grid(1, 3)))
-    found = len(find_page_seals(page, DEFAULT_CONFIG))
-    assert found == 3
+    assert len(find_seals(page)) == 3
+    work: list[str] = []  # cutting a seal, and checking which seals cross (every pair of them)
+    monkeypatch.setattr(pipeline, "cut_seal", lambda *args: work.append("cut"))
+    monkeypatch.setattr(pipeline, "crossing", lambda *args: work.append("crossing"))
     models = FakeModels({})
-    with pytest.raises(TooManySeals, match=r"^refused: 3 seals found on one page; at most 2 "):
-        asyncio.run(read_page(page, models, replace(DEFAULT_CONFIG, max_seals=2)))  # type: ignore[arg-type]
-    assert not models.calls
+    with pytest.raises(pipeline.TooManySeals, match=r"^refused: 3 seals found on one page; at most 2 "):
+        asyncio.run(pipeline.read_page(page, models, replace(DEFAULT_CONFIG, max_seals=2)))  # type: ignore[arg-type]
+    assert (work, models.calls) == ([], [])

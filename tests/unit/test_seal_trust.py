@@ -88,8 +88,15 @@ def test_each_name_gets_the_seal_that_says_it_and_each_seal_its_best_name() -> N
     first, second = page.expected
     assert (first.found, first.seal) == (True, 1) and first.score > 0.99
     assert (second.found, second.seal) == (False, None)
-    assert [s.match.text if s.match else None for s in page.seals] == ["上海星辰科技有限公司"] * 2
+    assert [s.match.text if s.match else None for s in page.seals] == [None, "上海星辰科技有限公司"]
     assert page_reading(seals, [], NO_WORDS).seals[0].match is None
+
+
+def test_a_seal_that_carries_none_of_the_names_matches_none() -> None:
+    """A university's seal is no match for a society's name, however low its score."""
+    university = seal("北京星辰科技有限公司", (frames_reading("北京星辰科技有限公司"),))
+    (reading,) = page_reading([university], ["上海辰星公司"], NO_WORDS).seals
+    assert reading.match is None
 
 
 def test_a_rect_seal_keeps_its_reading_score() -> None:
@@ -134,5 +141,6 @@ def test_served_verdicts_are_the_exact_ones_but_for_scores_under_5e_5(seed: int)
         assert verdict.score == pytest.approx(max(exact), abs=5e-5)
         assert verdict.seal == (int(np.argmax(exact)) if verdict.found else None)
     for j, reading in enumerate(page.seals):
-        exact = [(name_score(name, seals[j], NO_WORDS), name) for name in names]
-        assert reading.match is not None and (reading.match.score, reading.match.text) == max(exact)
+        best = max((name_score(name, seals[j], NO_WORDS), name) for name in names)
+        carried = best if best[0] >= DEFAULT_TRUST.found_score else None
+        assert (reading.match and (reading.match.score, reading.match.text)) == carried

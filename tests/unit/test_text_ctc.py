@@ -1,5 +1,5 @@
-"""CTC over per-frame probabilities (imgproc.text.ctc): a text's likelihood and a prefix beam
-search with a prior, checked against brute force on small made-up frames."""
+"""CTC over per-frame probabilities (imgproc.text.ctc): a text's likelihood and where it reads,
+checked against brute force on small made-up frames."""
 
 from __future__ import annotations
 
@@ -10,8 +10,6 @@ import numpy as np
 import pytest
 from imgproc.text.ctc import (
     FLOOR,
-    BeamParams,
-    beam_search,
     char_probs,
     spot,
     spot_rotations,
@@ -94,27 +92,6 @@ def test_the_character_table_is_the_kept_probability_of_each_form_at_each_frame(
                 if frames.probs[t, k] > 0 and charset[frames.classes[t, k]] in forms(char):
                     expected[t, column] = max(expected[t, column], frames.probs[t, k])
     assert char_probs(frames, text, forms) == pytest.approx(expected)
-
-
-def test_without_a_prior_the_beam_finds_the_likeliest_texts() -> None:
-    frames = top_frames(PROBS, CHARSET, INDEX, keep=4)
-    found = beam_search(frames, None, BeamParams(beam=64, cutoff=0.0), best=3)
-    texts = {collapse(p) for p in itertools.product(range(5), repeat=5)}
-    exact = sorted(((text, brute_force(PROBS, text)) for text in texts), key=lambda item: -item[1])[:3]
-    assert [text for text, _ in found] == [text for text, _ in exact]
-    assert [math.exp(score) for _, score in found] == pytest.approx([p for _, p in exact], rel=1e-6)
-
-
-def test_a_prior_turns_the_reading_to_the_text_it_knows() -> None:
-    """六 is read surer than 安 at the first character; a prior that knows 安徽 and not 六徽
-    turns the reading."""
-    frames = top_frames(PROBS, CHARSET, INDEX, keep=4)
-    assert beam_search(frames, None, BeamParams(), best=1)[0][0] == "六徽"
-
-    def prior(prefix: str, char: str) -> float:
-        return math.log(0.9 if prefix + char in ("安", "安徽") else 0.01)
-
-    assert beam_search(frames, prior, BeamParams(weight=1.0), best=1)[0][0] == "安徽"
 
 
 def test_a_text_read_as_the_frames_best_spots_at_zero_and_a_changed_one_below() -> None:

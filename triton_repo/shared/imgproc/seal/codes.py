@@ -1,5 +1,12 @@
-"""The check characters of the codes on Chinese seals, and a code read with a character or two
-wrong put right with them.
+"""The codes on Chinese seals: what each is, their check characters, and a code read with a
+character or two wrong put right with them.
+
+A seal's codes are a 13-digit seal code (along a registered seal's bottom arc), a unified
+social credit code that passes its checks, or a tax number of 15 to 20 characters (the old
+tax ID below; an ID number and a sequence for a person's business: 32011119880908361X01), which
+starts with its 6-digit region. A number line that is none of them (a date printed over the
+seal, a code cut short) is trimmed to one it holds that proves itself (a credit code passing
+its checks, 13 digits standing alone: stray letters read beside a seal code) or is no code.
 
 - A unified social credit code (GB 32100-2015) is 18 characters of a 31-character alphabet
   (the digits and the capitals but I, O, S, V and Z). Its 18th makes the sum of all 18,
@@ -13,8 +20,9 @@ recogniser gave some probability at that step) is tried in its place, one charac
 time, then two, and a change is kept where it is the only one of that size that passes
 every check (where several pass, the checks cannot tell which is right: a turned tax ID
 whose two wrong characters had four such pairs). A code that passes as read stays; so does
-one no change within reach makes pass, and any code that has no check (the 13-digit seal
-code along a seal's bottom), since nothing tells it is wrong.
+one no change within reach makes pass (then `held_code` finds a credit code none, an old tax
+ID a tax number), and any code that has no check (the 13-digit seal code along a seal's
+bottom), since nothing tells it is wrong.
 """
 
 from __future__ import annotations
@@ -43,6 +51,9 @@ CODE_PATTERN = re.compile(
 CODE_EDGE_MARKS = (
     "~-_.,:;'\"`“”‘’·、，。：；～"  # what is cut from a code's ends (a ring's edge, a stray dot)
 )
+SEAL_CODE = re.compile(r"\d{13}")  # a registered seal's code
+LONE_SEAL_CODE = re.compile(r"(?<!\d)\d{13}(?!\d)")  # ...not 13 of a longer run of digits
+TAX_NUMBER = re.compile(r"\d{6}[0-9A-Z]{9,14}")  # the region, then 9 to 14 characters
 # A piece this short set off by a space at a code's end is not the code's: the foot of the
 # rim's last character beside a bottom-arc code (4101021694809 Y); a code's own groups are longer.
 CODE_STRAY_CHARS = 2
@@ -161,3 +172,22 @@ def is_code(line: Line, min_score: float) -> bool:
     """A number line such as a tax ID or a bottom-arc seal code, read at least `min_score` surely."""
     text, score = line
     return score >= min_score and CODE_PATTERN.fullmatch(code_text(text)) is not None
+
+
+def is_seal_code(code: str) -> bool:
+    """Whether `code` is one of a seal's codes: a 13-digit seal code, a credit code that passes
+    its checks, or a tax number (any other length from 15 to 20, its region first)."""
+    if len(code) == CREDIT_LENGTH:
+        return passes_checks(code)
+    return SEAL_CODE.fullmatch(code) is not None or TAX_NUMBER.fullmatch(code) is not None
+
+
+def held_code(code: str) -> str | None:
+    """`code` (a number line's `code_text`) where it is a seal's code; else the credit code
+    passing its checks, or else the 13 digits standing alone, within it; else None."""
+    if is_seal_code(code):
+        return code
+    windows = (code[i : i + CREDIT_LENGTH] for i in range(len(code) - CREDIT_LENGTH + 1))
+    credit = next((window for window in windows if passes_checks(window)), None)
+    lone = LONE_SEAL_CODE.search(code)
+    return credit or (lone.group() if lone else None)

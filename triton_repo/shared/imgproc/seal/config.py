@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, fields, is_dataclass, replace
-from typing import Any
+from typing import Any, get_args, get_origin, get_type_hints
 
 from .cut import DEFAULT_CUT, CutParams
 from .find import DEFAULT_FIND, FindParams
@@ -31,7 +31,7 @@ from .unwrap import DEFAULT_UNWRAP, UnwrapParams
 class SealConfig:
     """Every tunable of the seal reader (see the module docstring)."""
 
-    # A page with more seals than this is refused before any is read (`pipeline.TooManySeals`,
+    # A page with more seals than this is refused before any is cut (`pipeline.TooManySeals`,
     # the gateway's 422). Reading takes about 0.55 s a seal on two cores (a page of 36 took
     # 20 s), so 24 stay well inside the gateway's 30 s deadline, and a page of a hundred
     # seals is told so in a second or two instead of holding the model for a minute.
@@ -52,17 +52,27 @@ DEFAULT_CONFIG = SealConfig()
 MODEL_PARAMETERS = frozenset({"max_pixels"})
 
 
-def _parsed(current: Any, text: str) -> Any:
-    """`text` as a value of the type of `current`; raises ValueError."""
-    if isinstance(current, bool):
+def _parsed(kind: Any, text: str) -> Any:
+    """`text` as a value of the annotated type `kind` (bool, int, float, str, or a tuple of
+    them); raises ValueError."""
+    if get_origin(kind) is tuple:
+        return _parsed_tuple(get_args(kind), text)
+    if kind is bool:
         if text.lower() not in ("true", "false"):
             raise ValueError(f"expected true or false, got {text!r}")
         return text.lower() == "true"
-    if isinstance(current, tuple):
-        # Items take the type of the default's (a tuple of floats stays floats); names are text.
-        item = type(current[0]) if current else str
-        return tuple(item(part.strip()) for part in text.split(",") if part.strip())
-    return type(current)(text)
+    return kind(text)
+
+
+def _parsed_tuple(items: tuple[Any, ...], text: str) -> tuple[Any, ...]:
+    """Comma-separated `text` as a tuple of `items` (`tuple[float, float]`'s: exactly two;
+    `tuple[int, ...]`'s: any number); raises ValueError."""
+    parts = [part.strip() for part in text.split(",") if part.strip()]
+    if len(items) == 2 and items[1] is Ellipsis:
+        items = (items[0],) * len(parts)
+    elif len(parts) != len(items):
+        raise ValueError(f"expected {len(items)} values, got {len(parts)}")
+    return tuple(_parsed(item, part) for item, part in zip(items, parts, strict=True))
 
 
 def _with(node: Any, path: list[str], text: str) -> Any:
@@ -74,15 +84,16 @@ def _with(node: Any, path: list[str], text: str) -> Any:
     if len(path) == 1:
         if is_dataclass(current):
             raise ValueError(f"{path[0]!r} is a group of parameters, not one")
-        return replace(node, **{path[0]: _parsed(current, text)})
+        return replace(node, **{path[0]: _parsed(get_type_hints(type(node))[path[0]], text)})
     if not is_dataclass(current):
         raise ValueError(f"{path[0]!r} has no fields")
     return replace(node, **{path[0]: _with(current, path[1:], text)})
 
 
 def with_overrides(config: SealConfig, overrides: Mapping[str, str]) -> SealConfig:
-    """`config` with each dotted-name field of `overrides` set; raises ValueError naming a
-    field that does not exist or a value of the wrong type."""
+    """`config` with each dotted-name field of `overrides` set, each value parsed as its field's
+    annotation says (a tuple's items comma-separated, as many as it holds); raises ValueError
+    naming a field that does not exist or a value of the wrong type or length."""
     for name, text in overrides.items():
         try:
             config = _with(config, name.split("."), text)

@@ -46,7 +46,11 @@ class TooManySeals(Refused):
 def find_page_seals(rgb: Pixels, config: SealConfig = DEFAULT_CONFIG) -> list[SealCrop]:
     """Every seal on an RGB page, largest first, cut from the white-balanced page (without the
     rings of the seals stamped over it)."""
-    balanced, regions = find_on_page(rgb, config.ink, config.find, config.fit)
+    return _cut_seals(*find_on_page(rgb, config.ink, config.find, config.fit), config)
+
+
+def _cut_seals(balanced: Pixels, regions: list[SealRegion], config: SealConfig) -> list[SealCrop]:
+    """The seals found on the white-balanced page, each cut without the others' rings."""
     return [
         cut_seal(balanced, region, config.ink, config.cut, _stamped_over(region, regions, config))
         for region in regions
@@ -96,11 +100,14 @@ async def read_page(
 ) -> PageReading:
     """Every seal on an RGB page with its text (none when there is none), and whether each
     `expected` name is on it. Raises TooManySeals."""
-    crops = find_page_seals(rgb, config)
-    if len(crops) > config.max_seals:
+    balanced, regions = find_on_page(rgb, config.ink, config.find, config.fit)
+    # Refused before any is cut: cutting and the check of which seals cross (every pair) grow
+    # with the seals found, and a page of a hundred would hold the model for nothing.
+    if len(regions) > config.max_seals:
         raise TooManySeals(
-            f"{len(crops)} seals found on one page; at most {config.max_seals} are read per page "
+            f"{len(regions)} seals found on one page; at most {config.max_seals} are read per page "
             "(send the seals in parts)"
         )
+    crops = _cut_seals(balanced, regions, config)
     seals = await asyncio.gather(*(read_crop(crop, models, config, words) for crop in crops))
     return page_reading(seals, expected, words, config.trust)

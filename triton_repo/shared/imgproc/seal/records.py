@@ -283,7 +283,8 @@ class RimEvidence:
 
 @dataclass(frozen=True)
 class Match:
-    """A seal's best expected name, and how sure it is that the seal says it."""
+    """A seal's best expected name, one it carries (found: `trust.found_score`), and how sure it
+    is that the seal says it."""
 
     text: str
     score: float
@@ -304,8 +305,8 @@ class Verdict:
 class SealReading:
     """The text of one seal (repair's output, then trust's): rim, inner lines and number codes,
     with confidences; the rim's score is trust's calibrated probability that it reads exactly,
-    with the evidence it rests on; `match`, the seal's best expected name, when names are
-    expected; `score`, trust's probability that the region is a real seal."""
+    with the evidence it rests on; `match`, the seal's best expected name where names are
+    expected and it carries one; `score`, trust's probability that the region is a real seal."""
 
     region: SealRegion
     rim_text: str

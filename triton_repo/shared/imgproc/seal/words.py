@@ -16,13 +16,10 @@ from pathlib import Path
 
 from imgproc.text import Decoded
 from imgproc.text.lexicon import LEXICON_FILE, VARIANTS_FILE, correct, load_lexicon, load_variants
-from imgproc.text.ngram import load_ngram
-from imgproc.text.prior import with_prior
 
 from .repair.params import RepairParams
 
 Correct = Callable[[Decoded], Decoded]  # rewrites a reading using its characters' alternatives
-NAMES_FILE = "names.json"  # the character n-gram of organisation names, beside the word list
 FULL_WIDTH = {"(": "（", ")": "）", "[": "［", "]": "］"}  # what NFKC folds, unfolded
 
 
@@ -56,12 +53,7 @@ NO_WORDS = Words()
 
 
 def _corrector(directory: Path, params: RepairParams, simplified: Mapping[str, str]) -> Correct:
-    """The prior `params.prior` names, loaded from `directory` (the word list takes ~1.5 s)."""
-    if params.prior == "names":
-        model = load_ngram(directory / NAMES_FILE)
-        return lambda line: with_prior(line, model, params.names_weight, simplified)
-    if params.prior != "words":
-        raise ValueError(f"repair.prior is 'words' or 'names', not {params.prior!r}")
+    """The word-list correction, its list loaded from `directory` (~1.5 s)."""
     lexicon = load_lexicon(directory / LEXICON_FILE)
     return lambda line: correct(line, lexicon=lexicon, weight=params.lexicon_weight, variants=simplified)
 

@@ -1,5 +1,5 @@
-"""CTC over a recogniser's per-frame probabilities: how likely a given text is, and which texts
-are likeliest under a language prior.
+"""CTC over a recogniser's per-frame probabilities: how likely a given text is, and where it
+reads in the frames.
 
 A CTC recogniser answers, for each frame (a few pixels of the line image), a probability for
 every class: the blank and each character. A text is read by any path through the frames that
@@ -9,9 +9,6 @@ away: a faded or overprinted character the recogniser got wrong still gives its 
 character some probability, and a text that holds it keeps most of its likelihood.
 `spot` asks whether a given text is read somewhere in the frames: its best path over the
 frames it takes, against the best path of anything over those same frames.
-`beam_search` finds the likeliest texts with a prior over text (shallow fusion: the
-recogniser's log probability plus `weight` times the prior's, plus `bonus` per character),
-extending prefixes frame by frame (Hannun et al.'s prefix beam search).
 
 Only the likeliest classes of each frame are kept (`Frames`, `top_frames`): at most `keep`
 of those at least `KEPT` likely; a character outside them is taken to be `FLOOR` likely.
@@ -34,8 +31,6 @@ NEG_INF = -math.inf
 KEPT = 1e-4
 FLOOR = 1e-5
 BLANK_INDEX = 0
-
-Prior = Callable[[str, str], float]  # log P(next character | the text before it)
 
 
 @dataclass(frozen=True, eq=False)  # equal only to itself: arrays have no single truth value
@@ -209,65 +204,3 @@ def spot(frames: Frames, text: str, forms: Forms = _itself) -> float:
     it takes (free before and after them), less that of the best path of anything over the same
     frames; 0 where it is the frames' own best reading there, negative otherwise."""
     return float(spots([frames], [text], forms)[0, 0])
-
-
-@dataclass(frozen=True)
-class BeamParams:
-    """How the prefix beam search prunes and weighs the prior."""
-
-    beam: int = 8  # prefixes kept after each frame
-    cutoff: float = 0.001  # characters less likely than this at a frame are not tried there
-    weight: float = 0.5  # of the prior's log probability against the recogniser's
-    bonus: float = 0.0  # added per character (offsets the prior's cost of every character)
-
-
-def _add(a: float, b: float) -> float:
-    if a == NEG_INF:
-        return b
-    if b == NEG_INF:
-        return a
-    return max(a, b) + math.log1p(math.exp(-abs(a - b)))
-
-
-def _grow(after: dict[str, list[float]], prefix: str, blank_end: float, char_end: float) -> None:
-    """Add paths ending in a blank and in a character to a prefix's totals of the next frame."""
-    entry = after.setdefault(prefix, [NEG_INF, NEG_INF])
-    entry[0], entry[1] = _add(entry[0], blank_end), _add(entry[1], char_end)
-
-
-def beam_search(
-    frames: Frames, prior: Prior | None, params: BeamParams, best: int = 8
-) -> list[tuple[str, float]]:
-    """The `best` likeliest texts of the frames under the prior, each with its score (log
-    probability of its paths plus the prior's weighted log probability and the bonuses)."""
-    beams: dict[str, tuple[float, float]] = {"": (0.0, NEG_INF)}  # prefix -> (ends in blank, ends in char)
-    cache: dict[tuple[str, str], float] = {}
-
-    def scored(prefix: str, char: str) -> float:
-        key = (prefix[-4:], char)
-        if key not in cache:
-            cache[key] = params.weight * prior(prefix, char) + params.bonus if prior else params.bonus
-        return cache[key]
-
-    for t in range(frames.length):
-        blank = math.log(max(float(frames.blank[t]), FLOOR))
-        tried = [
-            (frames.charset[int(c)], math.log(float(p)))
-            for c, p in zip(frames.classes[t], frames.probs[t], strict=True)
-            if p >= params.cutoff  # padding (probability 0) never is
-        ]
-        after: dict[str, list[float]] = {}
-
-        for prefix, (in_blank, in_char) in beams.items():
-            _grow(after, prefix, _add(in_blank, in_char) + blank, NEG_INF)
-            for char, logp in tried:
-                extended = prefix + char
-                if prefix and prefix[-1] == char:  # the same character, not parted by a blank
-                    _grow(after, prefix, NEG_INF, in_char + logp)
-                    _grow(after, extended, NEG_INF, in_blank + logp + scored(prefix, char))
-                else:
-                    _grow(after, extended, NEG_INF, _add(in_blank, in_char) + logp + scored(prefix, char))
-        ranked = sorted(after.items(), key=lambda item: _add(*item[1]), reverse=True)
-        beams = {prefix: (ends[0], ends[1]) for prefix, ends in ranked[: params.beam]}
-    finals = sorted(((prefix, _add(*ends)) for prefix, ends in beams.items()), key=lambda item: -item[1])
-    return finals[:best]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from imgproc.text import Decoded
 
-from ..codes import checked_code, code_options, code_text, is_code
+from ..codes import checked_code, code_options, code_text, held_code, is_code
 from ..records import Line, Readings, SealReading, SealRegion, Shape
 from ..words import Correct, as_read
 from .ends import trim_rim_ends, without_inner_marks
@@ -75,9 +75,11 @@ def corrected_line(line: Decoded, correct: Correct, params: RepairParams = DEFAU
 
 
 def sorted_lines(lines: list[Line], params: RepairParams = DEFAULT_REPAIR) -> tuple[list[Line], list[str]]:
-    """Sure lines split into inner lines (standard texts restored) and codes (spaces removed)."""
+    """Sure lines split into inner lines (standard texts restored) and codes (spaces removed; a
+    number line that is no seal's code trimmed to the one it holds, or dropped: `held_code`)."""
     kept = [(text, score) for text, score in lines if text.strip() and score >= params.min_line_score]
-    codes = [code_text(text) for text, score in kept if is_code((text, score), params.min_line_score)]
+    numbers = [code_text(text) for text, score in kept if is_code((text, score), params.min_line_score)]
+    codes = [code for code in map(held_code, numbers) if code is not None]
     inner = [
         (purpose_line(inner_standard(text, params), PURPOSE_LINES, params), score)
         for text, score in kept

@@ -48,11 +48,6 @@ class RepairParams:
     # Dev seeds 7000 and 8000 (225 generated seals), exact rims: 191 without; with weight
     # 2/3/4, 199/201/202; the seals-dev photographs read as without up to 3, at 4 one worse.
     lexicon_weight: float = 3.0
-    # Which prior chooses a reading's characters among their alternatives: "words" (the word
-    # list, `lexicon_weight` a word) or "names" (the character n-gram of organisation names,
-    # `imgproc.text.prior`, `names_weight` times its log probability).
-    prior: str = "words"
-    names_weight: float = 0.5
     # A rim read from the wrong start is turned to end with its legal form only where at least
     # this many characters follow the form (fewer are a stray mark: 有限公司一).
     min_wrapped: int = 2

@@ -61,8 +61,9 @@ def verdicts(
     names: Sequence[str], seals: Sequence[Seal], words: Words, params: TrustParams = DEFAULT_TRUST
 ) -> tuple[list[Verdict], list[Match | None]]:
     """Each expected name's verdict (the seal that says it best; found at `found_score`), and
-    each seal's best expected name (None where none is expected), exactly: of the names a seal
-    scores by their bound, those that could still beat its best are scored in full."""
+    each seal's best expected name where the seal carries it (at `found_score` too; else
+    None), exactly: of the names a seal scores by their bound, those that could still beat
+    its best are scored in full."""
     normalized = [words.normalized(name) for name in names]
     tables = [char_table(seal.sources, normalized, words.forms) for seal in seals]
     scores = [
@@ -97,11 +98,12 @@ def _best_name(
 ) -> Match | None:
     """The seal's best expected name, scored exactly (updating `scores`): the names in order of
     their scores so far (a bound's at least its name's), each scored in full until none left
-    could beat the best."""
+    could beat the best; None where even the best is not found on it (a match is a name the
+    seal carries)."""
     best: tuple[float, str] | None = None
     for i in sorted(range(len(names)), key=lambda i: -scores[i][seal_index]):
         if best is not None and scores[i][seal_index] < best[0]:
             break
         scores[i][seal_index] = name_score(normalized[i], seal, words, params, table)
         best = max(best or (-1.0, ""), (scores[i][seal_index], names[i]))
-    return None if best is None else Match(best[1], best[0])
+    return None if best is None or best[0] < params.found_score else Match(best[1], best[0])
