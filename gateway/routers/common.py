@@ -170,7 +170,10 @@ _ERRORS = {
     401: "API keys are configured and none valid was sent (Authorization: Bearer <key>)",
     413: "upload larger than the byte cap (an image's, or a PDF's)",
     415: "not a supported image format (or a PDF where only images are read)",
-    422: "missing field, undecodable image or PDF, over the pixel cap, or a PDF over the page cap",
+    422: (
+        "missing field, too many form parts, undecodable image or PDF, over the pixel cap, or a PDF "
+        "over the page cap"
+    ),
     429: "too many requests in flight (see Retry-After)",
     502: "a model failed on the request (retrying will not help; details in the gateway's log)",
     503: "inference server unavailable",
