@@ -59,6 +59,20 @@ def test_the_clients_trace_is_continued_and_named_in_the_response(receiver: Otlp
     assert {"admission", "upload"} <= {s.name for s in spans if s.parent_id == server.span_id}
 
 
+def test_the_console_exporter_prints_the_spans_and_sends_none(
+    receiver: OtlpReceiver, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("OTEL_TRACES_EXPORTER", "console")
+    with client_for(Settings()) as client:  # leaving it shuts the tracing down: its spans are out
+        response = client.post(
+            "/v1/mnist", files={"image": ("d.png", png())}, headers={"traceparent": f"00-{TRACE}-{SPAN}-01"}
+        )
+    assert response.status_code == 200 and response.headers["traceresponse"].startswith(f"00-{TRACE}-")
+    printed = capsys.readouterr().out
+    assert f'"trace_id": "0x{TRACE}"' in printed and '"name": "POST /v1/mnist"' in printed
+    assert receiver.trace(TRACE) == []
+
+
 def test_a_refused_request_has_its_trace_too(receiver: OtlpReceiver) -> None:
     with client_for(Settings(api_keys=("k",))) as client:
         response = client.post("/v1/mnist", content=png(), headers={"traceparent": f"00-{TRACE}-{SPAN}-01"})
