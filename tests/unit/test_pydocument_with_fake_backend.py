@@ -185,6 +185,27 @@ def test_a_document_whose_client_has_gone_stops_reading_and_says_nothing_more(
     assert request.sender.sent[-1] == "FINAL" and list(pages_of(request.sender.sent)) == [1]
 
 
+@pytest.mark.parametrize("timeout", ["abc", -1, 0, "nan", "inf", [5], True])
+def test_a_bad_page_timeout_is_the_document_s_error_before_its_page_count(
+    pydocument: types.ModuleType, monkeypatch: pytest.MonkeyPatch, timeout: Any
+) -> None:
+    pages = PageModel(pydocument)
+    request = DocumentRequest(blank_pdf(*[A4_POINTS] * 2))
+    request.params = {"page_timeout_s": timeout}
+    asyncio.run(model_over(pydocument, pages, monkeypatch).execute([request]))
+    (answer, last) = request.sender.sent  # no page count: the request is refused as a whole
+    assert answer["PAGE"].tolist() == [0] and last == "FINAL" and pages.calls == 0
+    status, message = error_of(answer)
+    assert status == "INVALID_ARGUMENT" and "page_timeout_s" in message
+
+
+def test_a_page_timeout_sent_as_a_number_or_its_text_is_read(pydocument: types.ModuleType) -> None:
+    request = DocumentRequest(b"")
+    for value, seconds in ((2.5, 2.5), ("7", 7.0), (None, None)):
+        request.params = {} if value is None else {"page_timeout_s": value}
+        assert pydocument.page_timeout_s(request) == seconds
+
+
 def test_a_pdf_that_cannot_be_read_is_page_zero_with_its_error(
     pydocument: types.ModuleType, monkeypatch: pytest.MonkeyPatch
 ) -> None:
