@@ -3,6 +3,7 @@ answer for a PDF (one JSON answer, or its pages streamed as NDJSON lines: gatewa
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated, Any
 
 from fastapi import Header, Request
@@ -18,6 +19,7 @@ from gateway.documents import (
     wants_stream,
 )
 from gateway.metrics import GatewayMetrics
+from gateway.observe import report_failure
 from gateway.responses import JSONResponse
 from gateway.settings import Settings
 from gateway.triton import TextInputs, TritonClient
@@ -160,7 +162,8 @@ async def answer_document(
     metrics: GatewayMetrics = request.state.metrics
     document = await open_document(triton, model, data, settings, texts)
     if wants_stream(accept):
-        lines = ndjson_lines(document, body, metrics, settings.retry_after_s)
+        failed_with = partial(report_failure, request.scope)
+        lines = ndjson_lines(document, body, metrics, settings.retry_after_s, failed_with)
         return StreamingResponse(lines, media_type=NDJSON)
     return JSONResponse(await document_json(document, body, metrics, settings))
 
