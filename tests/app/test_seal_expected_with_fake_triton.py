@@ -135,7 +135,7 @@ def test_the_parts_cap_leaves_room_for_every_expected_name() -> None:
 
 def test_the_limits_are_the_seal_model_s_own() -> None:
     model = (
-        Path(__file__).resolve().parents[2] / "triton_repo" / "models" / "seal" / "1" / "model.py"
+        Path(__file__).resolve().parents[2] / "triton_repo" / "shared" / "imgproc" / "seal" / "expected.py"
     ).read_text()
     assert f"MAX_EXPECTED = {MAX_EXPECTED}" in model and f"MAX_NAME_CHARS = {MAX_NAME_CHARS}" in model
 

@@ -13,7 +13,8 @@ The responses of one request, in this order:
 
 The model's inputs other than the PDF (`IMAGE`), where a request sends them, are passed to
 each page's call as they came (seal_document's optional `EXPECTED`: the names the seal model
-checks every page's seals against).
+checks every page's seals against). Every input is checked before the first response
+(`check_inputs`, `page_timeout_s`): a bad one is the document's error, never a page's.
 
 A document that cannot be read at all (not a PDF, encrypted, over the caps) is one response
 of `PAGE` 0 with its `PAGE_ERROR`, then the final flag. Errors travel as outputs rather than
@@ -180,6 +181,10 @@ class DocumentModel:
     def finalize(self) -> None:
         self._pdfium.shutdown(wait=True)
 
+    def check_inputs(self, inputs: dict[str, AnyArray]) -> None:
+        """Where a document model knows what its page model accepts of the inputs passed on,
+        it checks them here, before anything is answered; raises ImageError. None here."""
+
     async def execute(self, requests: list[Any]) -> None:
         """Decoupled: answers go through each request's response sender; returns None."""
         await asyncio.gather(*(self._answer(request) for request in requests))
@@ -203,6 +208,7 @@ class DocumentModel:
         # Every input is checked before the page count goes: a bad one after it would be an
         # error line in the middle of the stream, as if it were a page.
         timeout, inputs = page_timeout_s(request), request_inputs(request, self._inputs)
+        self.check_inputs(inputs)
         pages = await self._on_pdfium(PdfPages, request_bytes(request)[0], self._params)
         try:
             sender.send(response(**{PAGE_COUNT: _int32(pages.count)}))
