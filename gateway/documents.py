@@ -9,8 +9,10 @@ stream, so a PDF is read one way whatever the caller asks for:
 
 - `application/x-ndjson` (`ndjson_lines`): a line with the page count, one line per page as
   soon as it is read (or its error, the usual error object: the other pages still come), and
-  a closing line; a stream cut short ends with an error line and no closing line. Each page
-  has its own deadline (`page_timeout_s`, kept inside Triton).
+  a closing line; a stream cut short, whatever cut it, ends with an error line instead (an
+  error the gateway did not expect is logged and told as an internal error), and the request
+  is recorded as that error (`failed_with`), not as the 200 it started with. Each page has its
+  own deadline (`page_timeout_s`, kept inside Triton).
 - JSON (`document_json`): every page in page order, or the first page's error as the answer
   (its HTTP status), the pages left cancelled. Its deadline grows with the page count
   (`Settings.document_timeout_s`), known from the stream's first response.
@@ -22,6 +24,7 @@ request's HTTP error either way. Raises GatewayError.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass
@@ -30,11 +33,12 @@ from typing import Any
 import numpy.typing as npt
 import orjson
 
-from gateway.errors import GatewayError, UpstreamError, UpstreamTimeout, error_body
+from gateway.errors import INTERNAL_MESSAGE, GatewayError, UpstreamError, UpstreamTimeout, error_body
 from gateway.metrics import GatewayMetrics
 from gateway.settings import Settings
 from gateway.triton import Inference, TextInputs, TritonClient, error_for
 
+logger = logging.getLogger(__name__)
 NDJSON = "application/x-ndjson"
 # The document models' tensors and request parameter (triton_repo/shared/pydocument.py).
 PAGE_COUNT, PAGE, PAGE_SIZE, PAGE_ERROR = "PAGE_COUNT", "PAGE", "PAGE_SIZE", "PAGE_ERROR"
@@ -155,11 +159,25 @@ def _line(value: dict[str, Any]) -> bytes:
     return orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_APPEND_NEWLINE)
 
 
+def stream_error(exc: Exception, model: str) -> GatewayError:
+    """What ends a stream cut short by `exc`: ours as it is; anything else logged, and told
+    as an internal error."""
+    if isinstance(exc, GatewayError):
+        return exc
+    logger.error("the stream of %s failed", model, exc_info=exc)
+    return GatewayError(INTERNAL_MESSAGE)
+
+
 async def ndjson_lines(
-    document: Document, body: DocumentBody, metrics: GatewayMetrics, retry_after_s: int
+    document: Document,
+    body: DocumentBody,
+    metrics: GatewayMetrics,
+    retry_after_s: int,
+    failed_with: Callable[[int], None],
 ) -> AsyncIterator[bytes]:
     """The stream's lines: the page count, each page as it is read, the closing line with the
-    document's summary (or, for a stream cut short, an error line instead)."""
+    document's summary (or, for a stream cut short, an error line instead, its status told to
+    `failed_with`)."""
     yield _line({"pages": document.pages, "model": document.model})
     failed, pages = 0, list[dict[str, Any]]()
     try:
@@ -170,8 +188,11 @@ async def ndjson_lines(
                 if body.summary is not None:
                     pages.append(line)
                 yield _line(line)
-    except GatewayError as exc:
-        yield _line({"error": error_body(exc.status, exc.code, exc.message)})
+    except Exception as exc:  # noqa: BLE001 - every stream ends with its closing or its error line
+        error = stream_error(exc, document.model["name"])
+        metrics.rejections.labels(error.code).inc()
+        failed_with(error.status)
+        yield _line({"error": error_body(error.status, error.code, error.message)})
         return
     closing = {"done": True, "pages": document.pages, "failed": failed}
     yield _line({**closing, **body.summarise(pages), "model": document.model})

@@ -29,6 +29,8 @@ from starlette.responses import Response
 from gateway.responses import JSONResponse
 
 logger = logging.getLogger(__name__)
+# What a client is told of an error the gateway did not expect (its details are in the log).
+INTERNAL_MESSAGE = "internal server error"
 
 
 class GatewayError(Exception):
@@ -139,7 +141,7 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 async def _unexpected(request: Request, exc: Exception) -> Response:
     logger.exception("unhandled error on %s %s", request.method, request.url.path)
-    return error_response(500, "internal_error", "internal server error")
+    return error_response(GatewayError.status, GatewayError.code, INTERNAL_MESSAGE)
 
 
 def install_error_handlers(app: FastAPI) -> None:

@@ -20,7 +20,7 @@ from gateway.errors import install_error_handlers
 from gateway.lifecycle import CloseWhileDraining, Lifecycle
 from gateway.metrics import GatewayMetrics
 from gateway.observe import ObserveMiddleware
-from gateway.otlp import otlp_target
+from gateway.otlp import trace_target
 from gateway.page import install_page
 from gateway.requestid import RequestIdMiddleware
 from gateway.routers import health, mnist, ocr, seal
@@ -52,7 +52,7 @@ def create_app(settings: Settings | None = None, lifecycle: Lifecycle | None = N
     settings = settings or Settings()
     lifecycle = lifecycle or Lifecycle()
     metrics = GatewayMetrics()
-    target = otlp_target()  # read now: a protocol the gateway cannot speak fails here
+    target = trace_target()  # read now: an exporter or protocol the gateway lacks fails here
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[State]:

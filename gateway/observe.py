@@ -6,6 +6,10 @@ Pure ASGI, inside the trace middleware (so the request's span is current here) a
 authentication and admission (so refusals are measured too). Probes and scrapes (`/healthz`,
 `/readyz`, `/metrics`) are timed but not logged: one every few seconds from each prober says
 nothing a reader wants.
+
+A response's status is the one it started with, unless the app says it failed after that
+(`report_failure`: a PDF's stream cut short after its 200), so that a stream's true outcome is
+what the log, the metrics and the trace show.
 """
 
 from __future__ import annotations
@@ -26,6 +30,21 @@ from gateway.tracing import trace_exemplar
 access_log = logging.getLogger("gateway.access")
 UNLOGGED_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
 SERVER_ERROR = 500  # a status from here on marks the span as failed (4xx are the client's)
+OUTCOME = "gateway.outcome"  # the scope's key for the request's `Outcome`
+
+
+@dataclass
+class Outcome:
+    """What the app says of its response after it started: the status of a failure, if any."""
+
+    failed_status: int | None = None
+
+
+def report_failure(scope: Scope, status: int) -> None:
+    """Record that the response of `scope`, already started, failed after all with `status`."""
+    outcome: Outcome | None = scope.get(OUTCOME)
+    if outcome is not None:  # None: not under ObserveMiddleware (a bare app in a test)
+        outcome.failed_status = status
 
 
 @dataclass(frozen=True)
@@ -107,6 +126,7 @@ class ObserveMiddleware:
                 bytes_out += len(message.get("body", b""))
             await send(message)
 
+        outcome = scope[OUTCOME] = Outcome()
         start = time.perf_counter()
         self.metrics.in_flight.inc()
         try:
@@ -114,7 +134,7 @@ class ObserveMiddleware:
         finally:
             self.metrics.in_flight.dec()
             record = RequestRecord(
-                scope["method"], route_template(scope), scope["path"], status,
+                scope["method"], route_template(scope), scope["path"], outcome.failed_status or status,
                 time.perf_counter() - start, bytes_in, bytes_out,
             )  # fmt: skip
             self.report(record)

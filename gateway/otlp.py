@@ -1,10 +1,13 @@
 """What the standard OTEL_* variables say about exporting traces, read in one place for the
 gateway's OpenTelemetry SDK (gateway.tracing) and for Triton's own tracing flags.
 
-Tracing is on when an OTLP endpoint is named: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` (the whole
-URL, as the specification has it) or `OTEL_EXPORTER_OTLP_ENDPOINT` (a base URL, `/v1/traces`
-appended), unless `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none`. Nothing else turns
-it on, so that a process without these variables builds nothing and pays nothing.
+`OTEL_TRACES_EXPORTER` is one of the standard `otlp` (the default), `console` or `none`; any
+other value (`zipkin`, a list) is refused at start rather than quietly exported as OTLP. With
+`otlp`, tracing is on when an OTLP endpoint is named: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` (the
+whole URL, as the specification has it) or `OTEL_EXPORTER_OTLP_ENDPOINT` (a base URL,
+`/v1/traces` appended); `console` prints the gateway's spans on its standard output (Triton's
+tracing stays off: it has no console). `OTEL_SDK_DISABLED=true` turns it all off. Nothing else
+turns it on, so that a process without these variables builds nothing and pays nothing.
 
 Triton (2.51) exports only OTLP/HTTP (JSON), to a URL given with `--trace-config
 opentelemetry,url=`. It traces every request that arrives with a W3C context, whatever the
@@ -12,7 +15,8 @@ context's sampled flag, so it runs with `rate=0` (nothing of its own accord) and
 sends a context only for the requests its sampler keeps (`OTEL_TRACES_SAMPLER`): the gateway
 decides, Triton follows. Its batch processor reads `OTEL_BSP_*` itself.
 
-Errors: `ValueError` for a protocol other than `http/protobuf` or `grpc`.
+Errors: `ValueError` for an exporter other than `otlp`, `console` or `none`, or a protocol
+other than `http/protobuf` or `grpc`.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 HTTP_PROTOBUF, GRPC = "http/protobuf", "grpc"
+OTLP, CONSOLE_NAME, NONE = "otlp", "console", "none"  # OTEL_TRACES_EXPORTER's values
 PROTOCOLS = (HTTP_PROTOBUF, GRPC)
 TRACES_PATH = "/v1/traces"
 GATEWAY_SERVICE = "seal-gateway"  # service.name when OTEL_SERVICE_NAME is unset
@@ -42,15 +47,42 @@ class OtlpTarget:
         return self.endpoint if self.signal_specific else self.endpoint.rstrip("/") + TRACES_PATH
 
 
+@dataclass(frozen=True)
+class ConsoleTarget:
+    """Spans printed on standard output as JSON (`OTEL_TRACES_EXPORTER=console`): to look at
+    while trying something, not to collect."""
+
+
+CONSOLE = ConsoleTarget()
+TraceTarget = OtlpTarget | ConsoleTarget
+
+
 def _first(env: Mapping[str, str], *names: str) -> str:
     return next((env[name].strip() for name in names if env.get(name, "").strip()), "")
 
 
+def _disabled(env: Mapping[str, str]) -> bool:
+    return env.get("OTEL_SDK_DISABLED", "").strip().lower() == "true"
+
+
+def traces_exporter(env: Mapping[str, str] = os.environ) -> str:
+    """`OTEL_TRACES_EXPORTER`, `otlp` when unset; raises ValueError for one the gateway lacks."""
+    exporter = env.get("OTEL_TRACES_EXPORTER", "").strip().lower() or OTLP
+    if exporter not in (OTLP, CONSOLE_NAME, NONE):
+        raise ValueError(f"OTEL_TRACES_EXPORTER={exporter!r} is not supported; use otlp, console or none")
+    return exporter
+
+
+def trace_target(env: Mapping[str, str] = os.environ) -> TraceTarget | None:
+    """Where the gateway's spans go, or None when tracing is off; raises ValueError."""
+    if not _disabled(env) and traces_exporter(env) == CONSOLE_NAME:
+        return CONSOLE
+    return otlp_target(env)
+
+
 def otlp_target(env: Mapping[str, str] = os.environ) -> OtlpTarget | None:
     """The OTLP target the variables name, or None when tracing is off; raises ValueError."""
-    if env.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
-        return None
-    if env.get("OTEL_TRACES_EXPORTER", "otlp").strip().lower() == "none":
+    if _disabled(env) or traces_exporter(env) != OTLP:
         return None
     signal_specific = _first(env, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
     endpoint = signal_specific or _first(env, "OTEL_EXPORTER_OTLP_ENDPOINT")

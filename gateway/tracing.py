@@ -7,16 +7,17 @@ admission, and each Triton call. The Triton call sends the context in its gRPC m
 Triton's own OpenTelemetry tracing continues the trace through ensemble steps and BLS calls
 (gateway.otlp: it traces what arrives with a context, so only sampled requests get one).
 
-Configured by the standard OTEL_* variables only (gateway.otlp). Off, nothing is built: no
-provider, no thread, and `span()` hands out one shared no-op. On, the provider is the app's
-own (no global state); spans leave through the SDK's batch processor, behind a bounded queue
-(`OTEL_BSP_MAX_QUEUE_SIZE`) on its own thread, so a collector that is down or slow costs a
-request nothing; the spans lost to a full queue or a failed export are counted in
-`gateway_tracing_spans_dropped_total{reason}`.
+Configured by the standard OTEL_* variables only (gateway.otlp); spans go out as OTLP, or to
+the console. Off, nothing is built: no provider, no thread, and `span()` hands out one shared
+no-op. On, the provider is the app's own (no global state); spans leave through the SDK's
+batch processor, behind a bounded queue (`OTEL_BSP_MAX_QUEUE_SIZE`) on its own thread, so a
+collector that is down or slow costs a request nothing; the spans lost to a full queue or a
+failed export are counted in `gateway_tracing_spans_dropped_total{reason}`.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
@@ -26,14 +27,19 @@ from opentelemetry.context import Context
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import SERVICE_NAME, Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.export import (
+    BatchSpanProcessor,
+    ConsoleSpanExporter,
+    SpanExporter,
+    SpanExportResult,
+)
 from opentelemetry.trace import Span, SpanContext, SpanKind, Tracer
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 from prometheus_client import Counter
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway import spanwire
-from gateway.otlp import GRPC, OtlpTarget, service_name
+from gateway.otlp import GRPC, ConsoleTarget, TraceTarget, service_name
 
 TRACEPARENT, TRACESTATE = "traceparent", "tracestate"
 TRACERESPONSE = b"traceresponse"
@@ -99,9 +105,12 @@ class WireSpanExporter(OTLPSpanExporter):
         return SpanExportResult.SUCCESS if sent.success else SpanExportResult.FAILURE
 
 
-def _exporter(target: OtlpTarget) -> SpanExporter:
-    """The OTLP exporter for the protocol; it reads the endpoint, headers, timeout,
-    compression and certificates from the OTEL_EXPORTER_OTLP_* variables itself."""
+def _exporter(target: TraceTarget) -> SpanExporter:
+    """The console exporter, or the OTLP exporter for the protocol; it reads the endpoint,
+    headers, timeout, compression and certificates from the OTEL_EXPORTER_OTLP_* variables
+    itself."""
+    if isinstance(target, ConsoleTarget):
+        return ConsoleSpanExporter(out=sys.stdout)  # the stdout of now (the default is import time's)
     if target.protocol == GRPC:
         from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (  # noqa: PLC0415
             OTLPSpanExporter as GrpcExporter,
@@ -121,7 +130,7 @@ class Tracing:
         self._tracer: Tracer | None = provider.get_tracer("gateway") if provider is not None else None
 
     @classmethod
-    def start(cls, target: OtlpTarget | None, dropped: Counter, env: Mapping[str, str]) -> Tracing:
+    def start(cls, target: TraceTarget | None, dropped: Counter, env: Mapping[str, str]) -> Tracing:
         """Tracing to `target` (off when None); the sampler comes from OTEL_TRACES_SAMPLER(_ARG)."""
         if target is None:
             return cls()

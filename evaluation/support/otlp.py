@@ -42,6 +42,7 @@ class ReceivedSpan:
     kind: int
     attributes: dict[str, Any]
     events: tuple[str, ...]
+    status: int = 0  # the span's status code: 0 unset, 1 ok, 2 error
 
 
 def _value(value: AnyValue) -> Any:
@@ -103,6 +104,7 @@ def flatten(request: ExportTraceServiceRequest) -> list[ReceivedSpan]:
                         kind=span.kind,
                         attributes={a.key: _value(a.value) for a in span.attributes},
                         events=tuple(event.name for event in span.events),
+                        status=span.status.code,
                     )
                 )
     return spans

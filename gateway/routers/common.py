@@ -3,6 +3,7 @@ answer for a PDF (one JSON answer, or its pages streamed as NDJSON lines: gatewa
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated, Any
 
 from fastapi import Header, Request
@@ -18,6 +19,7 @@ from gateway.documents import (
     wants_stream,
 )
 from gateway.metrics import GatewayMetrics
+from gateway.observe import report_failure
 from gateway.responses import JSONResponse
 from gateway.settings import Settings
 from gateway.triton import TextInputs, TritonClient
@@ -160,7 +162,8 @@ async def answer_document(
     metrics: GatewayMetrics = request.state.metrics
     document = await open_document(triton, model, data, settings, texts)
     if wants_stream(accept):
-        lines = ndjson_lines(document, body, metrics, settings.retry_after_s)
+        failed_with = partial(report_failure, request.scope)
+        lines = ndjson_lines(document, body, metrics, settings.retry_after_s, failed_with)
         return StreamingResponse(lines, media_type=NDJSON)
     return JSONResponse(await document_json(document, body, metrics, settings))
 
@@ -170,7 +173,10 @@ _ERRORS = {
     401: "API keys are configured and none valid was sent (Authorization: Bearer <key>)",
     413: "upload larger than the byte cap (an image's, or a PDF's)",
     415: "not a supported image format (or a PDF where only images are read)",
-    422: "missing field, undecodable image or PDF, over the pixel cap, or a PDF over the page cap",
+    422: (
+        "missing field, too many form parts, undecodable image or PDF, over the pixel cap, or a PDF "
+        "over the page cap"
+    ),
     429: "too many requests in flight (see Retry-After)",
     502: "a model failed on the request (retrying will not help; details in the gateway's log)",
     503: "inference server unavailable",

@@ -34,7 +34,7 @@ LINE_OUTPUTS = ("INNER_TEXTS", "INNER_SCORES", "INNER_SEALS", "CODES", "CODE_SEA
 EXPECTED_OUTPUTS = ("EXPECTED_FOUND", "EXPECTED_SCORES", "EXPECTED_SEALS")
 OUTPUTS = SEAL_OUTPUTS + LINE_OUTPUTS + EXPECTED_OUTPUTS
 # The expected names: a form field (repeated) or a query parameter (raw bodies), sent to the
-# seal model as its EXPECTED input. Its limits are the model's own (seal/1/model.py).
+# seal model as its EXPECTED input. Its limits are the model's own (imgproc/seal/expected.py).
 EXPECT, EXPECTED_INPUT = "expect", "EXPECTED"
 MAX_EXPECTED, MAX_NAME_CHARS = 20, 64
 SCORE_DECIMALS = 4

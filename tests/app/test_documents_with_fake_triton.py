@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import AsyncGenerator, Iterator
 from typing import Any
 
@@ -194,6 +195,39 @@ def test_a_stream_cut_short_ends_with_an_error_line_and_no_closing_line(
     *_, last = lines(post(client, NDJSON))
     assert last == {"error": {"status": 503, "code": "triton_unavailable", "message": "gone"}}
     assert post(client).status_code == 503
+
+
+def requests_counted(client: TestClient, status_class: str) -> float:
+    """How many /v1/seal requests the latency histogram holds with `status_class`."""
+    sample = f'{REQUESTS}{{method="POST",route="/v1/seal",status_class="{status_class}"}} '
+    found = [line for line in client.get("/metrics").text.splitlines() if line.startswith(sample)]
+    return float(found[0].split()[-1]) if found else 0.0
+
+
+REQUESTS = "gateway_http_request_duration_seconds_count"
+CUT_SHORT = {
+    "unavailable": ([TritonUnavailable("gone", retry_after_s=1)], 503, "triton_unavailable"),
+    "stopped": ([], 502, "upstream_error"),
+    "unexpected": ([answer(PAGE=[2])], 500, "internal_error"),  # no PAGE_ERROR: a bug of ours
+}
+
+
+@pytest.mark.parametrize("why", list(CUT_SHORT))
+def test_a_stream_cut_short_is_recorded_as_its_error_and_ends_with_its_line(
+    client: TestClient, fake: FakeDocumentTriton, caplog: pytest.LogCaptureFixture, why: str
+) -> None:
+    end, status, code = CUT_SHORT[why]
+    fake.script = [(0, count(3)), (0, page(1)), *((0, step) for step in end)]
+    with caplog.at_level(logging.INFO):
+        response = post(client, NDJSON)
+    assert response.status_code == 200  # sent before the first page, so the last line tells
+    assert lines(response)[-1]["error"]["code"] == code
+    if code == "internal_error":
+        assert lines(response)[-1]["error"]["message"] == "internal server error"
+        assert any(r.levelno == logging.ERROR and r.exc_info for r in caplog.records)
+    (access,) = [r for r in caplog.records if r.name == "gateway.access"]
+    assert access.fields["status"] == status  # type: ignore[attr-defined]
+    assert requests_counted(client, f"{status // 100}xx") == 1 and requests_counted(client, "2xx") == 0
 
 
 def test_a_stream_that_ends_before_its_pages_is_an_error(

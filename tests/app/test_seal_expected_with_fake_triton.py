@@ -17,6 +17,7 @@ from gateway.main import create_app
 from gateway.routers.seal import MAX_EXPECTED, MAX_NAME_CHARS
 from gateway.settings import Settings
 from gateway.triton import Inference, Parameters, TextInputs
+from gateway.uploads import MAX_FORM_PARTS
 from tests.app.test_app_with_fake_triton import png
 from tests.app.test_documents_with_fake_triton import (
     NDJSON,
@@ -118,9 +119,23 @@ def test_too_many_empty_or_too_long_names_are_a_422_before_the_model(
     assert fake.texts == []
 
 
+def test_a_form_of_150_000_empty_names_is_a_422_at_the_parts_cap(
+    client: TestClient, fake: FakeSealTriton
+) -> None:
+    response = post(client, png(), form=[""] * 150_000)
+    assert response.status_code == 422
+    assert response.json()["error"]["code"] == "invalid_field"
+    assert f"more than {MAX_FORM_PARTS} parts" in response.json()["error"]["message"]
+    assert fake.texts == []
+
+
+def test_the_parts_cap_leaves_room_for_every_expected_name() -> None:
+    assert MAX_FORM_PARTS > 1 + MAX_EXPECTED  # the image and the names, and a few fields more
+
+
 def test_the_limits_are_the_seal_model_s_own() -> None:
     model = (
-        Path(__file__).resolve().parents[2] / "triton_repo" / "models" / "seal" / "1" / "model.py"
+        Path(__file__).resolve().parents[2] / "triton_repo" / "shared" / "imgproc" / "seal" / "expected.py"
     ).read_text()
     assert f"MAX_EXPECTED = {MAX_EXPECTED}" in model and f"MAX_NAME_CHARS = {MAX_NAME_CHARS}" in model
 

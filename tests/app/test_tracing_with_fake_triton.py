@@ -16,16 +16,20 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
 )
+from opentelemetry.proto.trace.v1.trace_pb2 import Status
 
 from evaluation.support.otlp import OtlpReceiver, ReceivedSpan, otlp_receiver
 from gateway.deps import get_triton
+from gateway.errors import TritonUnavailable
 from gateway.logs import LogContextFilter
 from gateway.main import create_app
 from gateway.settings import Settings
 from tests.app.test_app_with_fake_triton import FakeTriton, png
+from tests.app.test_documents_with_fake_triton import NDJSON, PDF, FakeDocumentTriton, count, page
 
 TRACE, SPAN = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
 TIMEOUT_S = 10.0
+ERROR = Status.STATUS_CODE_ERROR
 
 
 @pytest.fixture
@@ -59,12 +63,42 @@ def test_the_clients_trace_is_continued_and_named_in_the_response(receiver: Otlp
     assert {"admission", "upload"} <= {s.name for s in spans if s.parent_id == server.span_id}
 
 
+def test_the_console_exporter_prints_the_spans_and_sends_none(
+    receiver: OtlpReceiver, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("OTEL_TRACES_EXPORTER", "console")
+    with client_for(Settings()) as client:  # leaving it shuts the tracing down: its spans are out
+        response = client.post(
+            "/v1/mnist", files={"image": ("d.png", png())}, headers={"traceparent": f"00-{TRACE}-{SPAN}-01"}
+        )
+    assert response.status_code == 200 and response.headers["traceresponse"].startswith(f"00-{TRACE}-")
+    printed = capsys.readouterr().out
+    assert f'"trace_id": "0x{TRACE}"' in printed and '"name": "POST /v1/mnist"' in printed
+    assert receiver.trace(TRACE) == []
+
+
 def test_a_refused_request_has_its_trace_too(receiver: OtlpReceiver) -> None:
     with client_for(Settings(api_keys=("k",))) as client:
         response = client.post("/v1/mnist", content=png(), headers={"traceparent": f"00-{TRACE}-{SPAN}-01"})
     assert response.status_code == 401 and response.headers["traceresponse"].startswith(f"00-{TRACE}-")
     (server,) = wait(receiver, "POST unmatched")  # refused before routing
     assert server.attributes["http.response.status_code"] == 401
+
+
+def test_a_stream_cut_short_marks_its_span_with_its_error(receiver: OtlpReceiver) -> None:
+    fake = FakeDocumentTriton()
+    fake.script = [(0, count(2)), (0, page(1)), (0, TritonUnavailable("gone", retry_after_s=1))]
+    app = create_app(Settings())
+    app.dependency_overrides[get_triton] = lambda: fake
+    with TestClient(app) as client:
+        response = client.post(
+            "/v1/seal",
+            files={"image": ("a.pdf", PDF, "application/pdf")},
+            headers={**NDJSON, "traceparent": f"00-{TRACE}-{SPAN}-01"},
+        )
+    assert response.status_code == 200
+    (server,) = [s for s in wait(receiver, "POST /v1/seal") if s.name == "POST /v1/seal"]
+    assert server.attributes["http.response.status_code"] == 503 and server.status == ERROR
 
 
 def test_one_json_access_line_per_request_with_its_ids(

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import importlib.util
 import json
 import sys
 import types
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -183,6 +185,67 @@ def test_a_document_whose_client_has_gone_stops_reading_and_says_nothing_more(
     asyncio.run(model_over(pydocument, page_model, monkeypatch).execute([request]))
     assert page_model.calls == IN_FLIGHT  # page 1 and the one beside it; no page after
     assert request.sender.sent[-1] == "FINAL" and list(pages_of(request.sender.sent)) == [1]
+
+
+@pytest.mark.parametrize("timeout", ["abc", -1, 0, "nan", "inf", [5], True])
+def test_a_bad_page_timeout_is_the_document_s_error_before_its_page_count(
+    pydocument: types.ModuleType, monkeypatch: pytest.MonkeyPatch, timeout: Any
+) -> None:
+    pages = PageModel(pydocument)
+    request = DocumentRequest(blank_pdf(*[A4_POINTS] * 2))
+    request.params = {"page_timeout_s": timeout}
+    asyncio.run(model_over(pydocument, pages, monkeypatch).execute([request]))
+    (answer, last) = request.sender.sent  # no page count: the request is refused as a whole
+    assert answer["PAGE"].tolist() == [0] and last == "FINAL" and pages.calls == 0
+    status, message = error_of(answer)
+    assert status == "INVALID_ARGUMENT" and "page_timeout_s" in message
+
+
+def test_a_page_timeout_sent_as_a_number_or_its_text_is_read(pydocument: types.ModuleType) -> None:
+    request = DocumentRequest(b"")
+    for value, seconds in ((2.5, 2.5), ("7", 7.0), (None, None)):
+        request.params = {} if value is None else {"page_timeout_s": value}
+        assert pydocument.page_timeout_s(request) == seconds
+
+
+def seal_document_over(
+    pydocument: types.ModuleType, page_model: PageModel, monkeypatch: pytest.MonkeyPatch
+) -> Any:
+    """seal_document's own model.py over the fakes."""
+    model_over(pydocument, page_model, monkeypatch)  # the fakes, set on the module it imports
+    path = Path(__file__).resolve().parents[2] / "triton_repo" / "models" / "seal_document" / "1" / "model.py"
+    spec = importlib.util.spec_from_file_location("seal_document_under_test", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    model = module.TritonPythonModel()
+    model.initialize({"model_config": json.dumps(CONFIG)})
+    return model
+
+
+@pytest.mark.parametrize("names", [[b"a"] * 21, [b"  "], ["长" * 65]])
+def test_seal_document_refuses_bad_expected_names_before_its_page_count(
+    pydocument: types.ModuleType, monkeypatch: pytest.MonkeyPatch, names: list[Any]
+) -> None:
+    pages = PageModel(pydocument)
+    encoded = np.array([n if isinstance(n, bytes) else n.encode() for n in names], np.object_)
+    request = DocumentRequest(blank_pdf(*[A4_POINTS] * 2), inputs={"EXPECTED": encoded})
+    asyncio.run(seal_document_over(pydocument, pages, monkeypatch).execute([request]))
+    (answer, last) = request.sender.sent  # no page count, no page read
+    assert answer["PAGE"].tolist() == [0] and last == "FINAL" and pages.calls == 0
+    assert error_of(answer)[0] == "INVALID_ARGUMENT" and "expected name" in error_of(answer)[1]
+
+
+def test_seal_document_reads_good_expected_names_on_every_page(
+    pydocument: types.ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pages = PageModel(pydocument)
+    names = np.array(["河南森源重工有限公司".encode()], np.object_)
+    request = DocumentRequest(blank_pdf(*[A4_POINTS] * 2), inputs={"EXPECTED": names})
+    asyncio.run(seal_document_over(pydocument, pages, monkeypatch).execute([request]))
+    assert (
+        request.sender.sent[0]["PAGE_COUNT"].tolist() == [2] and pages.inputs == [["EXPECTED", "IMAGE"]] * 2
+    )
 
 
 def test_a_pdf_that_cannot_be_read_is_page_zero_with_its_error(

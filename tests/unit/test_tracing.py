@@ -15,7 +15,7 @@ from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from prometheus_client import CollectorRegistry, Counter
 
 from gateway.logs import JsonFormatter, LogContextFilter
-from gateway.otlp import OtlpTarget, otlp_target, service_name, triton_trace_args
+from gateway.otlp import CONSOLE, OtlpTarget, otlp_target, service_name, trace_target, triton_trace_args
 from gateway.requestid import current_request_id
 from gateway.tracing import (
     SHUTDOWN_FLUSH_MS,
@@ -37,6 +37,18 @@ def test_tracing_is_off_unless_an_endpoint_is_named() -> None:
     assert otlp_target(on) == OtlpTarget("http://jaeger:4318", False, "http/protobuf")
     assert otlp_target({**on, "OTEL_SDK_DISABLED": "true"}) is None
     assert otlp_target({**on, "OTEL_TRACES_EXPORTER": "none"}) is None
+
+
+def test_the_traces_exporter_is_otlp_console_or_none_and_nothing_else() -> None:
+    on = {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://jaeger:4318"}
+    assert otlp_target({**on, "OTEL_TRACES_EXPORTER": "otlp"}) == otlp_target(on)
+    assert otlp_target({**on, "OTEL_TRACES_EXPORTER": "console"}) is None  # nothing goes out as OTLP
+    assert trace_target({"OTEL_TRACES_EXPORTER": " Console "}) == CONSOLE
+    assert trace_target({**on, "OTEL_TRACES_EXPORTER": "console", "OTEL_SDK_DISABLED": "true"}) is None
+    assert trace_target(on) == otlp_target(on) and trace_target({}) is None
+    for other in ("zipkin", "jaeger", "otlp,console", "logging"):
+        with pytest.raises(ValueError, match=f"OTEL_TRACES_EXPORTER={other!r}.*otlp, console or none"):
+            trace_target({**on, "OTEL_TRACES_EXPORTER": other})
 
 
 def test_the_traces_endpoint_is_a_whole_url_and_wins() -> None:

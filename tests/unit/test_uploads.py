@@ -20,6 +20,7 @@ from gateway.errors import (
     UnsupportedMediaType,
 )
 from gateway.uploads import (
+    MAX_FORM_PARTS,
     TEXT_FIELD_BYTES,
     ByteCaps,
     check_declared_length,
@@ -130,6 +131,23 @@ def test_text_fields_past_their_cap_or_not_utf8_are_refused() -> None:
         read_texts(multipart([("image", b"i"), *names]))
     with pytest.raises(InvalidField, match="not UTF-8"):
         read_texts(multipart([("image", b"i"), ("expect", b"\xff\xfe")]))
+
+
+def test_a_form_of_too_many_parts_is_refused_as_the_parser_meets_them() -> None:
+    consumed = 0
+    empty = f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="expect"\r\n\r\n\r\n'.encode()
+
+    async def many() -> AsyncIterator[bytes]:
+        nonlocal consumed
+        yield multipart({"image": b"i"})[: -len(f"--{BOUNDARY}--\r\n")]
+        for _ in range(10 * MAX_FORM_PARTS):
+            consumed += 1
+            yield empty
+        yield f"--{BOUNDARY}--\r\n".encode()
+
+    with pytest.raises(InvalidField, match=f"more than {MAX_FORM_PARTS} parts"):
+        asyncio.run(read_upload_bytes(MULTIPART, many(), ByteCaps(1 << 20)))
+    assert consumed == MAX_FORM_PARTS  # the image was the first part: the next one over stops it
 
 
 def test_raw_body_over_the_cap_is_too_large() -> None:

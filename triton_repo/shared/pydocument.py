@@ -13,7 +13,8 @@ The responses of one request, in this order:
 
 The model's inputs other than the PDF (`IMAGE`), where a request sends them, are passed to
 each page's call as they came (seal_document's optional `EXPECTED`: the names the seal model
-checks every page's seals against).
+checks every page's seals against). Every input is checked before the first response
+(`check_inputs`, `page_timeout_s`): a bad one is the document's error, never a page's.
 
 A document that cannot be read at all (not a PDF, encrypted, over the caps) is one response
 of `PAGE` 0 with its `PAGE_ERROR`, then the final flag. Errors travel as outputs rather than
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -49,6 +51,7 @@ from imgproc.imaging import ImageError
 from imgproc.pdfguard import MIB, StreamCaps
 from pymodel import (
     Failure,
+    InvalidInput,
     ModelCallError,
     RequestCancelled,
     answering,
@@ -106,9 +109,22 @@ def request_inputs(request: Any, names: Sequence[str]) -> dict[str, AnyArray]:
 
 
 def page_timeout_s(request: Any) -> float | None:
-    """The request's per-page deadline in seconds, None where it sets none."""
+    """The request's per-page deadline in seconds, None where it sets none; raises
+    InvalidInput for one that is not a positive number of seconds."""
     value = json.loads(request.parameters() or "{}").get(PAGE_TIMEOUT)
-    return float(value) if value else None
+    if value is None:
+        return None
+    if not 0 < (seconds := _number(value)) < math.inf:  # NaN fails too
+        raise InvalidInput(f"{PAGE_TIMEOUT} must be a positive number of seconds, not {value!r}")
+    return seconds
+
+
+def _number(value: Any) -> float:
+    """A JSON number, or its text, as a float; NaN for anything else (true, a list, words)."""
+    try:
+        return math.nan if isinstance(value, bool) else float(value)
+    except (TypeError, ValueError):
+        return math.nan
 
 
 def _int32(*values: int) -> AnyArray:
@@ -165,6 +181,10 @@ class DocumentModel:
     def finalize(self) -> None:
         self._pdfium.shutdown(wait=True)
 
+    def check_inputs(self, inputs: dict[str, AnyArray]) -> None:
+        """Where a document model knows what its page model accepts of the inputs passed on,
+        it checks them here, before anything is answered; raises ImageError. None here."""
+
     async def execute(self, requests: list[Any]) -> None:
         """Decoupled: answers go through each request's response sender; returns None."""
         await asyncio.gather(*(self._answer(request) for request in requests))
@@ -184,12 +204,15 @@ class DocumentModel:
             sender.send(flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)
 
     async def _stream(self, request: Any, sender: Any) -> None:
-        """Raises ImageError (the PDF cannot be read) and RequestCancelled."""
+        """Raises InvalidInput, ImageError (the PDF cannot be read) and RequestCancelled."""
+        # Every input is checked before the page count goes: a bad one after it would be an
+        # error line in the middle of the stream, as if it were a page.
+        timeout, inputs = page_timeout_s(request), request_inputs(request, self._inputs)
+        self.check_inputs(inputs)
         pages = await self._on_pdfium(PdfPages, request_bytes(request)[0], self._params)
         try:
             sender.send(response(**{PAGE_COUNT: _int32(pages.count)}))
-            inputs = request_inputs(request, self._inputs)
-            await self._pages(Reading(pages, request, sender, page_timeout_s(request), inputs))
+            await self._pages(Reading(pages, request, sender, timeout, inputs))
         finally:
             await self._on_pdfium(pages.close)
 

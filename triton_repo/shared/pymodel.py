@@ -154,14 +154,14 @@ def failure(exc: Exception, model: str, request: Any) -> Failure:
     """The one error boundary of the python models: what a request whose handling raised
     `exc` is answered, logged where it is not the client's fault.
 
-    ImageError (the upload is not a usable image) -> INVALID_ARG with its message, the
-    gateway's 422; RequestCancelled (nobody waits for the answer any more) -> CANCELLED;
-    ModelCallError (a model this one calls failed: not ready, overloaded) -> UNAVAILABLE,
-    the gateway's 503, naming that model; anything else is a bug or a deployment fault ->
-    INTERNAL with a generic message, the gateway's 502, the details in Triton's log under
-    the request's id.
+    ImageError (the upload is not a usable image) or InvalidInput (another input or parameter
+    that is not) -> INVALID_ARG with its message, the gateway's 422; RequestCancelled (nobody
+    waits for the answer any more) -> CANCELLED; ModelCallError (a model this one calls
+    failed: not ready, overloaded) -> UNAVAILABLE, the gateway's 503, naming that model;
+    anything else is a bug or a deployment fault -> INTERNAL with a generic message, the
+    gateway's 502, the details in Triton's log under the request's id.
     """
-    if isinstance(exc, ImageError):
+    if isinstance(exc, ImageError | InvalidInput):
         return Failure("INVALID_ARG", str(exc))
     ids = _ids(request)
     if isinstance(exc, RequestCancelled):
@@ -225,6 +225,10 @@ class ModelCallError(RuntimeError):
     def __init__(self, model: str, message: str, invalid: bool = False) -> None:
         super().__init__(f"{model}: {message}")
         self.model, self.message, self.invalid = model, message, invalid
+
+
+class InvalidInput(ValueError):
+    """A request's input or parameter, other than its image, that cannot be used as sent."""
 
 
 class RequestCancelled(Exception):

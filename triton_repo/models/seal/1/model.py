@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 from imgproc.arrays import AnyArray, Floats, Pixels
-from imgproc.imaging import Refused, decode_rgb
+from imgproc.imaging import decode_rgb
 from imgproc.seal.config import SealConfig, served_config
+from imgproc.seal.expected import expected_names
 from imgproc.seal.pipeline import read_page
 from imgproc.seal.records import Line, PageReading
 from imgproc.seal.words import load_words
@@ -38,8 +39,6 @@ from pymodel import (
 )
 
 SEAL_TEXT_MODEL = "seal_text_detection"
-MAX_EXPECTED = 20  # expected names a request may carry (the gateway's limit too)
-MAX_NAME_CHARS = 64
 SEAL_TEXT_INPUT = "x"
 SEAL_TEXT_OUTPUT = "fetch_name_0"
 
@@ -74,19 +73,6 @@ class TritonSealModels:
 def seal_config(args: dict[str, str]) -> SealConfig:
     """The default configuration with config.pbtxt's tunables applied (`served_config`)."""
     return served_config(parameters(model_config(args)))
-
-
-def expected_names(request: Any) -> list[str]:
-    """The request's expected names (the optional `EXPECTED` input); raises Refused for more
-    than `MAX_EXPECTED`, an empty one or one longer than `MAX_NAME_CHARS` (the gateway checks
-    them first; this guards the model's own callers)."""
-    tensor = optional_input(request, "EXPECTED")
-    names = [] if tensor is None else [bytes(name).decode("utf-8", "replace") for name in tensor.reshape(-1)]
-    if len(names) > MAX_EXPECTED:
-        raise Refused(f"{len(names)} expected names; at most {MAX_EXPECTED} are checked")
-    if any(not name.strip() or len(name) > MAX_NAME_CHARS for name in names):
-        raise Refused(f"an expected name must hold 1 to {MAX_NAME_CHARS} characters")
-    return names
 
 
 def _verdicts(page: PageReading) -> dict[str, AnyArray]:
@@ -131,7 +117,7 @@ class TritonPythonModel(AsyncPerRequestModel):
         self._words = load_words(version, self._config.repair)
 
     async def respond(self, request: Any) -> Any:
-        expected = expected_names(request)
+        expected = expected_names(optional_input(request, "EXPECTED"))
         page = decode_rgb(request_bytes(request)[0], self._max_pixels)
         reading = await read_page(page, self._models, self._config, self._words, expected)
         return response(**_tensors(reading))

@@ -3,8 +3,13 @@
 
 from __future__ import annotations
 
+from imgproc.arrays import AnyArray
+from imgproc.seal.expected import expected_names
 from pydocument import DocumentModel
 
 
 class TritonPythonModel(DocumentModel):
     """pydocument.DocumentModel; config.pbtxt names the page model and the rendering caps."""
+
+    def check_inputs(self, inputs: dict[str, AnyArray]) -> None:
+        expected_names(inputs.get("EXPECTED"))  # refused before the page count, not on every page
