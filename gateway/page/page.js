@@ -107,7 +107,8 @@ function showSeals(answer, context, target = $("text")) {
       label(context, `${index + 1}: ${text}`, x0, Math.max(y0 - 4, 20), name ? "#064" : "#640");
     }
     const block = element("div", "seal-text");
-    block.append(element("div", "score", `seal ${index + 1}, rim score ${seal.rim_score.toFixed(2)}`));
+    const scores = `seal score ${seal.score.toFixed(2)}, rim score ${seal.rim_score.toFixed(2)}`;
+    block.append(element("div", "score", `seal ${index + 1}, ${scores}`));
     block.append(element("div", "rim", seal.rim_text || "(no rim text)"));
     if (name) block.append(element("div", "found", `✓ ${name}`));
     for (const line of seal.inner_texts) block.append(element("div", "inner", line.text));

@@ -29,7 +29,7 @@ from gateway.uploads import PDF, ImageUpload
 
 MODEL = "seal"
 DOCUMENT_MODEL = "seal_document"  # a PDF's pages, each read by MODEL
-SEAL_OUTPUTS = ("BOXES", "SHAPES", "RIM_TEXTS", "RIM_SCORES", "MATCH_TEXTS", "MATCH_SCORES")
+SEAL_OUTPUTS = ("BOXES", "SHAPES", "RIM_TEXTS", "RIM_SCORES", "SEAL_SCORES", "MATCH_TEXTS", "MATCH_SCORES")
 LINE_OUTPUTS = ("INNER_TEXTS", "INNER_SCORES", "INNER_SEALS", "CODES", "CODE_SEALS")
 EXPECTED_OUTPUTS = ("EXPECTED_FOUND", "EXPECTED_SCORES", "EXPECTED_SEALS")
 OUTPUTS = SEAL_OUTPUTS + LINE_OUTPUTS + EXPECTED_OUTPUTS
@@ -57,7 +57,12 @@ class Seal(BaseModel):
     box: list[int] = Field(min_length=4, max_length=4, description="[x0, y0, x1, y1] in upload pixels")
     shape: Literal["round", "oval", "rect"]
     rim_text: str = Field(description="the curved text along the border, read clockwise from its start")
-    rim_score: float = Field(ge=0, le=1)
+    rim_score: float = Field(
+        ge=0, le=1, description="the probability that the rim reads exactly (calibrated on real seals)"
+    )
+    score: float = Field(
+        ge=0, le=1, description="the probability that this is a real seal at all (calibrated on real pages)"
+    )
     inner_texts: list[SealLine] = Field(description="horizontal lines inside, e.g. 合同专用章")
     codes: list[str] = Field(description="number lines: a tax ID, the bottom-arc seal code")
     match: SealMatch | None = Field(description="the best expected name it carries (null: it carries none)")
@@ -136,16 +141,18 @@ def seals_json(out: dict[str, npt.NDArray[Any]]) -> list[dict[str, Any]]:
             "shape": _text(shape),
             "rim_text": _text(rim),
             "rim_score": round(float(score), SCORE_DECIMALS),
+            "score": round(float(seal_score), SCORE_DECIMALS),
             "inner_texts": _lines_of(i, out["INNER_SEALS"], inner),
             "codes": _lines_of(i, out["CODE_SEALS"], codes),
             "match": _match(match, match_score),
         }
-        for i, (box, shape, rim, score, match, match_score) in enumerate(
+        for i, (box, shape, rim, score, seal_score, match, match_score) in enumerate(
             zip(
                 out["BOXES"],
                 out["SHAPES"],
                 out["RIM_TEXTS"],
                 out["RIM_SCORES"],
+                out["SEAL_SCORES"],
                 out["MATCH_TEXTS"],
                 out["MATCH_SCORES"],
                 strict=True,

@@ -51,6 +51,7 @@ def page(number: int, seals: int = 1, verdicts: list[Verdict] | None = None) -> 
         SHAPES=np.array([b"round"] * seals, np.object_),
         RIM_TEXTS=texts,
         RIM_SCORES=np.ones(seals, np.float32),
+        SEAL_SCORES=np.full(seals, 0.97, np.float32),
         INNER_TEXTS=np.array([], np.object_),
         INNER_SCORES=np.zeros(0, np.float32),
         INNER_SEALS=np.zeros(0, np.int32),

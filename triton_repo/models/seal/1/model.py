@@ -98,6 +98,7 @@ def _tensors(page: PageReading) -> dict[str, AnyArray]:
         "SHAPES": strings([r.region.shape.value for r in readings]),
         "RIM_TEXTS": strings([r.rim_text for r in readings]),
         "RIM_SCORES": np.array([r.rim_score for r in readings], np.float32),
+        "SEAL_SCORES": np.array([r.score for r in readings], np.float32),
         "INNER_TEXTS": strings([text for _, (text, _) in inner]),
         "INNER_SCORES": np.array([score for _, (_, score) in inner], np.float32),
         "INNER_SEALS": np.array([i for i, _ in inner], np.int32),
