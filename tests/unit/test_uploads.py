@@ -254,3 +254,11 @@ def test_a_hostile_run_of_jpeg_markers_is_refused_quickly() -> None:
     with pytest.raises(InvalidImage):
         validate_image(data, max_pixels=1 << 30)
     assert time.perf_counter() - start < 0.1
+
+
+def test_a_phone_s_multi_picture_jpeg_is_taken_as_the_jpeg_it_is() -> None:
+    photo, preview = Image.new("RGB", (64, 48), (200, 30, 30)), Image.new("RGB", (32, 24))
+    encoded = io.BytesIO()
+    photo.save(encoded, "MPO", save_all=True, append_images=[preview])
+    upload = validate_image(encoded.getvalue(), max_pixels=10_000)
+    assert (upload.format, upload.width, upload.height) == ("jpeg", 64, 48)

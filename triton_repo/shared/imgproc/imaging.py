@@ -21,7 +21,9 @@ Image.MAX_IMAGE_PIXELS = None
 
 DEFAULT_MAX_PIXELS = 50_000_000
 WHITE = 255  # paper, and the fill of whatever lies off an image: the brightest 8-bit level
-SUPPORTED_FORMATS = frozenset({"JPEG", "PNG", "WEBP", "BMP", "TIFF", "GIF"})
+# MPO is a JPEG holding more than one picture, as phone cameras write (a preview, a depth map);
+# the first is the photo.
+SUPPORTED_FORMATS = frozenset({"JPEG", "MPO", "PNG", "WEBP", "BMP", "TIFF", "GIF"})
 
 
 class ImageError(ValueError):
