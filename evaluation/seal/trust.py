@@ -231,18 +231,23 @@ def main() -> None:
         "--heldout", action="store_true", help="report the served scores on the held-out part"
     )
     parser.add_argument("--write", type=Path, help="write the held-out report as Markdown here")
+    parser.add_argument(
+        "--no-fit", action="store_true", help="report the served scores only, without fitting"
+    )
     args = parser.parse_args()
     reader = InProcessSeal()
-    fitted, tuning = fit(reader)
-    _say("\n".join(["", "tuning parts, scores as fitted:", *reliability(tuning.rims, fitted.trust)]))
-    _say("\n".join(region_report(tuning, fitted.trust)))
+    if not args.no_fit:
+        fitted, tuning = fit(reader)
+        _say("\n".join(["", "tuning parts, scores as fitted:", *reliability(tuning.rims, fitted.trust)]))
+        _say("\n".join(region_report(tuning, fitted.trust)))
     if not args.heldout:
         return
     common = common_characters()
     lines = [
         "# Seal reader: scores that mean what they say",
         "",
-        "Written by `.venv/bin/python -m evaluation.seal.trust --heldout --write docs/seal/trust.md`:",
+        "Written by",
+        "`.venv/bin/python -m evaluation.seal.trust --heldout --no-fit --write docs/seal/trust.md`:",
         "the served scores (`TrustParams`, fitted on the real tuning parts, seals-dev's with its",
         "perturbations and the corpus's) on the real held-out parts, never tuned on. Round and oval",
         "seals found with a known rim.",
