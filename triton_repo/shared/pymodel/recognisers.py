@@ -126,9 +126,9 @@ async def recognise_grouped(
     return lines
 
 
-async def read_lines(image: Pixels, charset: Sequence[str]) -> list[tuple[str, float]]:
+async def read_image_lines(image: Pixels, charset: Sequence[str]) -> list[tuple[str, float]]:
     """Detect, order, straighten and recognise the text lines of an image through BLS
-    (`imgproc.text.lines.read_lines`); raises ModelCallError."""
+    (`imgproc.text.lines.read_image_lines`); raises ModelCallError."""
 
     async def detect(tensor: Floats) -> Floats:
         return await call_model_async(DETECTION_MODEL, {DETECTION_INPUT: tensor}, DETECTION_OUTPUT)

@@ -29,7 +29,7 @@ from pymodel import (
     model_config,
     optional_input,
     parameters,
-    read_lines,
+    read_image_lines,
     recognise_chars,
     recognise_seq2seq,
     recogniser_charset,
@@ -67,7 +67,7 @@ class TritonSealModels:
         return await recognise_chars(images, charset, recogniser, alternatives, frames)
 
     async def read_lines(self, image: Pixels) -> list[Line]:
-        return await read_lines(image, self._lines_charset)
+        return await read_image_lines(image, self._lines_charset)
 
 
 def seal_config(args: dict[str, str]) -> SealConfig:

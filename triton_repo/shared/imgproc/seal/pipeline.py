@@ -27,7 +27,7 @@ from .locate import locate_seal
 from .read import Readers, read_around, read_seal
 from .records import PageReading, SealCrop, SealRegion, SealStrips
 from .repair import repair_rim, seal_reading, wants_surroundings
-from .trust import Seal, page_reading, trusted
+from .trust import SealEvidence, page_reading, trusted
 from .unwrap import unwrap_seal
 from .words import NO_WORDS, Words
 
@@ -69,7 +69,7 @@ async def seal_strips(crop: SealCrop, models: SealModels, config: SealConfig = D
 
 async def read_crop(
     crop: SealCrop, models: SealModels, config: SealConfig = DEFAULT_CONFIG, words: Words = NO_WORDS
-) -> Seal:
+) -> SealEvidence:
     """Everything one seal says, and what names are checked on."""
     return await read_strips(crop, await seal_strips(crop, models, config), models, config, words)
 
@@ -80,7 +80,7 @@ async def read_strips(
     models: SealModels,
     config: SealConfig = DEFAULT_CONFIG,
     words: Words = NO_WORDS,
-) -> Seal:
+) -> SealEvidence:
     """Everything one seal says, from what there is to read of it."""
     readings = await read_seal(strips, models, config.read)
     rim = None if readings.rim is None else repair_rim(readings.rim, words.correct, config.repair)

@@ -34,7 +34,7 @@ __all__ = [
     "Readers",
     "Recognisers",
     "read_around",
-    "read_lines",
+    "read_strip_lines",
     "read_rim",
     "read_seal",
 ]
@@ -139,7 +139,7 @@ async def _nothing() -> list[Decoded]:
     return []
 
 
-async def read_lines(
+async def read_strip_lines(
     strips: SealStrips, models: Readers, params: ReadParams = DEFAULT_READ
 ) -> tuple[list[Decoded], list[Line]]:
     """The seal's other text: its arcs (the best candidate of each) and inner lines as read,
@@ -166,7 +166,7 @@ async def read_lines(
 async def read_seal(strips: SealStrips, models: Readers, params: ReadParams = DEFAULT_READ) -> Readings:
     """Everything the recognisers read of one seal."""
     rim, (lines, found) = await asyncio.gather(
-        read_rim(strips.rim, models, params), read_lines(strips, models, params)
+        read_rim(strips.rim, models, params), read_strip_lines(strips, models, params)
     )
     return Readings(rim.line, tuple(lines), tuple(found), rim.sources, rim.group)
 

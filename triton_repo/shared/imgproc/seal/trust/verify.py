@@ -22,7 +22,7 @@ from .params import DEFAULT_TRUST, TrustParams
 
 
 @dataclass(frozen=True)
-class Seal:
+class SealEvidence:
     """What a name is checked against on one seal: its answer and its rim's sources."""
 
     reading: SealReading
@@ -31,7 +31,7 @@ class Seal:
 
 def name_score(
     name: str,
-    seal: Seal,
+    seal: SealEvidence,
     words: Words,
     params: TrustParams = DEFAULT_TRUST,
     table: CharTable | None = None,
@@ -58,7 +58,7 @@ def name_score(
 
 
 def verdicts(
-    names: Sequence[str], seals: Sequence[Seal], words: Words, params: TrustParams = DEFAULT_TRUST
+    names: Sequence[str], seals: Sequence[SealEvidence], words: Words, params: TrustParams = DEFAULT_TRUST
 ) -> tuple[list[Verdict], list[Match | None]]:
     """Each expected name's verdict (the seal that says it best; found at `found_score`), and
     each seal's best expected name where the seal carries it (at `found_score` too; else
@@ -91,7 +91,7 @@ def _best_name(
     normalized: Sequence[str],
     scores: list[list[float]],
     seal_index: int,
-    seal: Seal,
+    seal: SealEvidence,
     table: CharTable,
     words: Words,
     params: TrustParams,
