@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from imgproc.imaging import decode_rgb
 from imgproc.seal.pipeline import find_page_seals, read_crop
-from imgproc.seal.trust import SealEvidence
+from imgproc.seal.records import SealEvidence
 
 from evaluation.seal.dataset import CORPUS, TruthPage, box_iou
 from evaluation.seal.inprocess import InProcessSeal

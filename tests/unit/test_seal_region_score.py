@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from imgproc.seal.records import SealReading, SealRegion, Shape
-from imgproc.seal.trust import DEFAULT_TRUST, SealEvidence, page_reading
+from imgproc.seal.records import SealEvidence, SealReading, SealRegion, Shape
+from imgproc.seal.trust import DEFAULT_TRUST, page_reading
 from imgproc.seal.trust.region import has_text, kept, seal_inputs, seal_score
 from imgproc.seal.words import NO_WORDS
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from imgproc.seal.records import Line, Readings, RimSource, SealReading, SealRegion, Shape
-from imgproc.seal.trust import DEFAULT_TRUST, SealEvidence, page_reading, trusted
+from imgproc.seal.records import Line, Readings, RimSource, SealEvidence, SealReading, SealRegion, Shape
+from imgproc.seal.trust import DEFAULT_TRUST, page_reading, trusted
 from imgproc.seal.trust.evidence import bound, char_table, rim_evidence, rim_score, support
 from imgproc.seal.trust.verify import name_score
 from imgproc.seal.words import NO_WORDS

@@ -114,7 +114,7 @@ class TritonPythonModel(AsyncPerRequestModel):
         self._config = seal_config(args)
         self._models = TritonSealModels(args, self._config)
         version = Path(args["model_repository"]) / args["model_version"]
-        self._words = load_words(version, self._config.repair)
+        self._words = load_words(version, self._config.repair.lexicon_weight)
 
     async def respond(self, request: Any) -> Any:
         expected = expected_names(optional_input(request, "EXPECTED"))

@@ -14,14 +14,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ..records import PageReading, Readings, SealReading
+from ..records import PageReading, Readings, SealEvidence, SealReading
 from ..words import Words
 from .evidence import rim_evidence, rim_score
 from .params import DEFAULT_TRUST, TrustParams
 from .region import kept, seal_score
-from .verify import SealEvidence, verdicts
+from .verify import verdicts
 
-__all__ = ["DEFAULT_TRUST", "SealEvidence", "TrustParams", "page_reading", "trusted"]
+__all__ = ["DEFAULT_TRUST", "TrustParams", "page_reading", "trusted"]
 
 
 def trusted(

@@ -13,20 +13,11 @@ text restored under print has no frames to rest on, but its reading does.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from ..records import Match, RimSource, SealReading, Verdict
+from ..records import Match, SealEvidence, Verdict
 from ..words import Words
 from .evidence import CharTable, bound, char_table, sigmoid, table_support
 from .params import DEFAULT_TRUST, TrustParams
-
-
-@dataclass(frozen=True)
-class SealEvidence:
-    """What a name is checked against on one seal: its answer and its rim's sources."""
-
-    reading: SealReading
-    sources: tuple[RimSource, ...]
 
 
 def name_score(
