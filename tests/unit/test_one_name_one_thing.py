@@ -66,3 +66,27 @@ def test_the_gateways_wire_names_are_the_models() -> None:
 
 def test_the_expected_names_limits_are_the_seal_models() -> None:
     assert (seal.MAX_EXPECTED, seal.MAX_NAME_CHARS) == (expected.MAX_EXPECTED, expected.MAX_NAME_CHARS)
+
+
+def dict_keys(path: Path) -> set[str]:
+    """The upper-case string keys of a module's dict displays (a model's output tensors)."""
+    keys = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Dict):
+            keys |= {k.value for k in node.keys if isinstance(k, ast.Constant) and str(k.value).isupper()}
+    return keys
+
+
+def test_the_seal_model_answers_the_outputs_its_config_declares() -> None:
+    assert dict_keys(MODELS / "seal" / "1" / "model.py") == tensors(seal.MODEL, "output")
+
+
+def test_the_document_models_page_table_is_the_gateways() -> None:
+    source = (ROOT / "triton_repo" / "shared" / "pydocument.py").read_text(encoding="utf-8")
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "PAGE_TABLE":
+            names = {getattr(element, "id", "") for element in getattr(node.value, "elts", [])}
+            assert names == PAGE_TABLE  # each constant is named as its value (PAGE = "PAGE")
+            assert all(f'"{name}"' in source for name in names)
+            return
+    raise AssertionError("pydocument has no PAGE_TABLE")
