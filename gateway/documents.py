@@ -142,7 +142,7 @@ async def page_answers(
         raise UpstreamError(f"the document model stopped after {seen} of {document.pages} pages")
 
 
-def page_json(answer: PageRead | PageFailed, body: DocumentBody) -> dict[str, Any]:
+def document_page_json(answer: PageRead | PageFailed, body: DocumentBody) -> dict[str, Any]:
     """A page's JSON: its number and size and what was read, or its error."""
     if isinstance(answer, PageFailed):
         error = answer.error
@@ -184,7 +184,7 @@ async def ndjson_lines(
         async with aclosing(page_answers(document, metrics, retry_after_s)) as answers:
             async for answer in answers:
                 failed += isinstance(answer, PageFailed)
-                line = page_json(answer, body)
+                line = document_page_json(answer, body)
                 if body.summary is not None:
                     pages.append(line)
                 yield _line(line)
@@ -211,7 +211,7 @@ async def document_json(
                 async for answer in answers:
                     if isinstance(answer, PageFailed):
                         raise answer.error
-                    pages.append(page_json(answer, body))
+                    pages.append(document_page_json(answer, body))
     except TimeoutError:
         raise UpstreamTimeout(f"the {document.pages} pages were not read within {deadline_s:g} s") from None
     return {"pages": _in_order(pages), **body.summarise(pages), "model": document.model}

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from imgproc.imaging import decode_rgb
 from imgproc.seal.pipeline import find_page_seals, read_crop
-from imgproc.seal.trust import Seal
+from imgproc.seal.records import SealEvidence
 
 from evaluation.seal.dataset import CORPUS, TruthPage, box_iou
 from evaluation.seal.inprocess import InProcessSeal
@@ -27,7 +27,7 @@ class Case:
     """One found seal with a known rim: its trusted answer and sources, its truth, exactness,
     and its group."""
 
-    seal: Seal
+    seal: SealEvidence
     truth: str
     exact: bool
     group: str
@@ -38,7 +38,7 @@ class Region:
     """One found region: its trusted answer, whether it is a real seal (overlaps a labelled one
     or a mark to ignore), its group, and its page's name."""
 
-    seal: Seal
+    seal: SealEvidence
     real: bool
     group: str
     page: str
@@ -63,7 +63,7 @@ def _group(page: TruthPage, fallback: str) -> str:
     return "/".join(page.name.split("/")[:2]) if page.group == CORPUS else fallback
 
 
-def _page_cases(page: TruthPage, seals: list[Seal], reader: InProcessSeal) -> Cases:
+def _page_cases(page: TruthPage, seals: list[SealEvidence], reader: InProcessSeal) -> Cases:
     cases = Cases(empty_pages=[] if page.seals else [page.name])
     marks = [truth.box for truth in page.seals] + list(page.ignore)
     for seal in seals:

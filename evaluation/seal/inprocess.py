@@ -102,7 +102,7 @@ def seal_model_config(model_repository: Path = MODEL_REPOSITORY) -> SealConfig:
 
 def seal_words(model_repository: Path, config: SealConfig) -> Words:
     """The seal model's word list and variants table, from the files provisioned beside it."""
-    return load_words(model_repository / "seal" / "1", config.repair)
+    return load_words(model_repository / "seal" / "1", config.repair.lexicon_weight)
 
 
 def found_seal(reading: SealReading) -> FoundSeal:

@@ -25,7 +25,7 @@ from typing import TextIO
 
 from gateway.client.files import discover, settled
 from gateway.client.progress import Progress, Tally
-from gateway.client.runner import EMPTY_FORM, Form, Outcome, PageOutcome, RetryPolicy, client_for, run
+from gateway.client.runner import EMPTY_FORM, FileOutcome, Form, PageOutcome, RetryPolicy, client_for, run
 
 TASKS = ("mnist", "ocr", "seal")
 EXPECT = "expect"  # the seal route's form field of expected names
@@ -48,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def expected_names(args: argparse.Namespace) -> list[str]:
+def names_to_expect(args: argparse.Namespace) -> list[str]:
     """The names of --expect, then those of --expect-file (blank lines skipped); raises OSError."""
     names = list(args.expect)
     if args.expect_file is not None:
@@ -61,7 +61,7 @@ def form_of(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Form:
     """The text fields every file is sent with; exits (status 2) on names for another task or
     an unreadable names file."""
     try:
-        names = expected_names(args)
+        names = names_to_expect(args)
     except OSError as exc:
         parser.error(f"--expect-file: {exc}")
     if names and args.task != "seal":
@@ -81,7 +81,7 @@ def _output(path: Path | None) -> Iterator[TextIO]:
 async def _run(
     args: argparse.Namespace, form: Form, files: list[Path], out: TextIO, progress: Progress
 ) -> None:
-    def done(outcome: Outcome | PageOutcome) -> None:
+    def done(outcome: FileOutcome | PageOutcome) -> None:
         out.write(json.dumps(outcome.record(), ensure_ascii=False) + "\n")
         out.flush()  # a line per page and per settled file survives an interruption
         progress.update(outcome)

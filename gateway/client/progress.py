@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from gateway.client.runner import Outcome, PageOutcome
+from gateway.client.runner import FileOutcome, PageOutcome
 
 BAR_WIDTH = 30
 LINE_EVERY = 0.1  # without a terminal, a line at each tenth of the run
@@ -22,7 +22,7 @@ class Tally:
     pages: int = 0
     started: float = field(default_factory=time.monotonic)
 
-    def add(self, outcome: Outcome | PageOutcome) -> None:
+    def add(self, outcome: FileOutcome | PageOutcome) -> None:
         """A file settled, or one page of a streamed PDF read."""
         if isinstance(outcome, PageOutcome):
             self.pages += outcome.ok
@@ -51,7 +51,7 @@ class Progress:
         self.live = stream.isatty()
         self._next_line = LINE_EVERY
 
-    def update(self, outcome: Outcome | PageOutcome) -> None:
+    def update(self, outcome: FileOutcome | PageOutcome) -> None:
         self.tally.add(outcome)
         share = self.tally.files / max(self.tally.total, 1)
         if self.live:

@@ -47,7 +47,7 @@ class RetryPolicy:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class FileOutcome:
     """A file's final answer: the HTTP status (NO_ANSWER if none) and the JSON body."""
 
     file: str
@@ -104,7 +104,7 @@ class PageRelay:
     emit: Emit
     seen: set[int] = field(default_factory=set)
 
-    async def relay(self, response: httpx.Response) -> Outcome:
+    async def relay(self, response: httpx.Response) -> FileOutcome:
         """The file's outcome: the closing line (200), or the error a stream cut short ends with."""
         async for line in response.aiter_lines():
             if not line.strip():
@@ -113,11 +113,11 @@ class PageRelay:
             if "page" in item:
                 self._page(item)
             elif item.get("done"):
-                return Outcome(self.file, response.status_code, item)
+                return FileOutcome(self.file, response.status_code, item)
             elif "error" in item:
-                return Outcome(self.file, int(item["error"]["status"]), item["error"])
+                return FileOutcome(self.file, int(item["error"]["status"]), item["error"])
         message = "the stream ended without its closing line"
-        return Outcome(self.file, NO_ANSWER, {"code": "no_answer", "message": message})
+        return FileOutcome(self.file, NO_ANSWER, {"code": "no_answer", "message": message})
 
     def _page(self, item: dict[str, Any]) -> None:
         number = int(item["page"])
@@ -159,11 +159,11 @@ def _error_body(response: httpx.Response) -> Any:
     return body.get("error", body) if isinstance(body, dict) else body
 
 
-def outcome_of(path: Path, response: httpx.Response) -> Outcome:
+def outcome_of(path: Path, response: httpx.Response) -> FileOutcome:
     """The outcome a response gives a file."""
     if response.is_success:
-        return Outcome(str(path), response.status_code, response.json())
-    return Outcome(str(path), response.status_code, _error_body(response))
+        return FileOutcome(str(path), response.status_code, response.json())
+    return FileOutcome(str(path), response.status_code, _error_body(response))
 
 
 def _content_type(path: Path) -> str:
@@ -172,7 +172,7 @@ def _content_type(path: Path) -> str:
 
 async def _try(
     client: httpx.AsyncClient, endpoint: str, path: Path, data: bytes, pages: PageRelay, form: Form
-) -> tuple[httpx.Response, Outcome]:
+) -> tuple[httpx.Response, FileOutcome]:
     """One try: the response (its body read) and the outcome it gives; raises
     httpx.TransportError."""
     files = {"image": (path.name, data, _content_type(path))}
@@ -193,7 +193,7 @@ async def send(
     sleep: Sleep = asyncio.sleep,
     emit: Emit = lambda page: None,
     form: Form = EMPTY_FORM,
-) -> Outcome:
+) -> FileOutcome:
     """Post one file as the multipart field `image` (beside the text fields of `form`),
     retrying as the module says; a PDF's pages are handed to `emit` as they come."""
     data, pages = path.read_bytes(), PageRelay(str(path), emit)
@@ -204,7 +204,7 @@ async def send(
         except httpx.TransportError as exc:
             if last:
                 message = f"{type(exc).__name__}: {exc}"
-                return Outcome(str(path), NO_ANSWER, {"code": "no_answer", "message": message})
+                return FileOutcome(str(path), NO_ANSWER, {"code": "no_answer", "message": message})
             await sleep(retry_delay(None, attempt, policy))
             continue
         if outcome.status not in RETRY_STATUSES or last:
@@ -223,7 +223,7 @@ async def run(
     endpoint: str,
     files: Iterable[Path],
     concurrency: int,
-    done: Callable[[Outcome | PageOutcome], None],
+    done: Callable[[FileOutcome | PageOutcome], None],
     policy: RetryPolicy = RetryPolicy(),
     form: Form = EMPTY_FORM,
 ) -> None:

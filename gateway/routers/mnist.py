@@ -11,6 +11,7 @@ from gateway.responses import JSONResponse
 from gateway.routers.common import ERROR_RESPONSES, IMAGE_REQUEST_BODY, ModelRef
 
 MODEL = "mnist"
+OUTPUT = "PROBABILITIES"  # the model's output tensor (triton_repo/models/mnist/config.pbtxt)
 router = APIRouter(prefix="/v1", tags=["mnist"])
 
 
@@ -29,8 +30,8 @@ class MnistResult(BaseModel):
 )
 async def classify_digit(upload: UploadDep, triton: TritonDep) -> Response:
     """Classify one digit: a scan, a photo of paper, or an MNIST-style image."""
-    result = await triton.infer_image(MODEL, upload.data, ["PROBABILITIES"])
-    probabilities = result.outputs["PROBABILITIES"][0]
+    result = await triton.infer_image(MODEL, upload.data, [OUTPUT])
+    probabilities = result.outputs[OUTPUT][0]
     return JSONResponse(
         {
             "label": int(probabilities.argmax()),

@@ -80,7 +80,7 @@ def line_json(text: bytes, score: float, polygon: npt.NDArray[np.float32]) -> di
     }
 
 
-def page_json(out: dict[str, npt.NDArray[Any]], min_score: float) -> dict[str, Any]:
+def ocr_page_json(out: dict[str, npt.NDArray[Any]], min_score: float) -> dict[str, Any]:
     """One page's size, lines and text from the ocr model's outputs."""
     lines = [
         line_json(text, score, polygon)
@@ -117,7 +117,7 @@ async def read_text(
     PDF's pages are rendered and read inside Triton; its answer has one entry per page, or,
     asked for as `application/x-ndjson`, one line per page as soon as it is read."""
     if upload.format == PDF:
-        body = DocumentBody(partial(page_json, min_score=min_score))
+        body = DocumentBody(partial(ocr_page_json, min_score=min_score))
         return await answer_document(request, accept, triton, DOCUMENT_MODEL, upload.data, body)
     result = await triton.infer_image(PAGE_MODEL if detect else LINE_MODEL, upload.data, OUTPUTS)
-    return JSONResponse({**page_json(result.outputs, min_score), "model": result.model_ref()})
+    return JSONResponse({**ocr_page_json(result.outputs, min_score), "model": result.model_ref()})

@@ -179,7 +179,7 @@ def expected_json(out: dict[str, npt.NDArray[Any]], names: Sequence[str]) -> lis
     ]
 
 
-def page_json(out: dict[str, npt.NDArray[Any]], names: Sequence[str]) -> dict[str, Any]:
+def seal_page_json(out: dict[str, npt.NDArray[Any]], names: Sequence[str]) -> dict[str, Any]:
     """A page's seals and expected names (a PDF page's number and size come with it:
     gateway.documents)."""
     return {"seals": seals_json(out), "expected": expected_json(out, names)}
@@ -199,7 +199,7 @@ def document_expected(names: Sequence[str], pages: Sequence[dict[str, Any]]) -> 
     return {"expected": [_best_page(text, pages, i) for i, text in enumerate(names)]}
 
 
-def expected_names(upload: ImageUpload, query: Sequence[str] | None) -> list[str]:
+def requested_names(upload: ImageUpload, query: Sequence[str] | None) -> list[str]:
     """The expected names, form fields first then the query's, each stripped; raises
     InvalidField for more than MAX_EXPECTED, an empty one or one over MAX_NAME_CHARS."""
     names = [name.strip() for name in (*upload.texts.get(EXPECT, ()), *(query or ()))]
@@ -251,10 +251,12 @@ async def read_seals(
     inside Triton; its answer has one entry per page, or, asked for as `application/x-ndjson`,
     one line per page as soon as it is read; either way the document's own `expected` says on
     which page each name was found."""
-    names = expected_names(upload, expect)
+    names = requested_names(upload, expect)
     texts = {EXPECTED_INPUT: names} if names else {}
     if upload.format == PDF:
-        body = DocumentBody(lambda out: page_json(out, names), lambda pages: document_expected(names, pages))
+        body = DocumentBody(
+            lambda out: seal_page_json(out, names), lambda pages: document_expected(names, pages)
+        )
         return await answer_document(request, accept, triton, DOCUMENT_MODEL, upload.data, body, texts)
     result = await triton.infer_image(MODEL, upload.data, OUTPUTS, texts=texts)
-    return JSONResponse({**page_json(result.outputs, names), "model": result.model_ref()})
+    return JSONResponse({**seal_page_json(result.outputs, names), "model": result.model_ref()})

@@ -6,7 +6,6 @@ document's verdicts, in the JSON answer and in the stream's closing line."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -131,13 +130,6 @@ def test_a_form_of_150_000_empty_names_is_a_422_at_the_parts_cap(
 
 def test_the_parts_cap_leaves_room_for_every_expected_name() -> None:
     assert MAX_FORM_PARTS > 1 + MAX_EXPECTED  # the image and the names, and a few fields more
-
-
-def test_the_limits_are_the_seal_model_s_own() -> None:
-    model = (
-        Path(__file__).resolve().parents[2] / "triton_repo" / "shared" / "imgproc" / "seal" / "expected.py"
-    ).read_text()
-    assert f"MAX_EXPECTED = {MAX_EXPECTED}" in model and f"MAX_NAME_CHARS = {MAX_NAME_CHARS}" in model
 
 
 def test_a_raw_body_takes_its_names_from_the_query(client: TestClient, fake: FakeSealTriton) -> None:

@@ -15,7 +15,7 @@ import pytest
 
 from gateway.client import __main__ as cli
 from gateway.client.files import discover, settled
-from gateway.client.runner import NO_ANSWER, Outcome, PageOutcome, RetryPolicy, retry_delay, run, send
+from gateway.client.runner import NO_ANSWER, FileOutcome, PageOutcome, RetryPolicy, retry_delay, run, send
 
 Handler = Callable[[httpx.Request], httpx.Response]
 
@@ -36,13 +36,13 @@ def fake_server(answers: list[httpx.Response | Exception]) -> tuple[httpx.AsyncC
 
 def send_with_fake_sleep(
     client: httpx.AsyncClient, path: Path, attempts: int = 4
-) -> tuple[Outcome, list[float]]:
+) -> tuple[FileOutcome, list[float]]:
     waits: list[float] = []
 
     async def sleep(seconds: float) -> None:
         waits.append(seconds)
 
-    async def go() -> Outcome:
+    async def go() -> FileOutcome:
         async with client:
             return await send(client, "/v1/mnist", path, RetryPolicy(attempts=attempts, base_s=0.5), sleep)
 
@@ -138,10 +138,10 @@ def test_retry_after_as_an_http_date_and_capped() -> None:
 
 
 def test_pages_count_a_pdf_answer_by_its_pages() -> None:
-    assert Outcome("a.pdf", 200, {"pages": [{}, {}, {}]}).pages == 3
-    assert Outcome("a.png", 200, {"seals": []}).pages == 1
-    assert Outcome("a.png", 422, {}).pages == 0
-    assert Outcome("a.pdf", 200, {"done": True, "pages": 3}).pages == 0  # its pages came one by one
+    assert FileOutcome("a.pdf", 200, {"pages": [{}, {}, {}]}).pages == 3
+    assert FileOutcome("a.png", 200, {"seals": []}).pages == 1
+    assert FileOutcome("a.png", 422, {}).pages == 0
+    assert FileOutcome("a.pdf", 200, {"done": True, "pages": 3}).pages == 0  # its pages came one by one
 
 
 def test_run_sends_each_file_once_with_bounded_concurrency(tmp_path: Path) -> None:
@@ -160,8 +160,8 @@ def test_run_sends_each_file_once_with_bounded_concurrency(tmp_path: Path) -> No
             200, json={"name": request.content.split(b'filename="')[1].split(b'"')[0].decode()}
         )
 
-    async def go() -> list[Outcome]:
-        done: list[Outcome] = []
+    async def go() -> list[FileOutcome]:
+        done: list[FileOutcome] = []
         async with httpx.AsyncClient(transport=httpx.MockTransport(handler), base_url="http://gw") as client:
             await run(client, "/v1/ocr", files, 3, done.append)
         return done
@@ -182,14 +182,16 @@ DONE = {"done": True, "pages": 3, "failed": 1, "model": START["model"]}
 PAGE_ERROR = {"status": 422, "code": "invalid_image", "message": "page 2: refused"}
 
 
-def send_pdf(answers: list[httpx.Response | Exception], pdf: Path) -> tuple[Outcome, list[PageOutcome], Any]:
+def send_pdf(
+    answers: list[httpx.Response | Exception], pdf: Path
+) -> tuple[FileOutcome, list[PageOutcome], Any]:
     client, seen = fake_server(answers)
     pages: list[PageOutcome] = []
 
     async def no_wait(seconds: float) -> None:
         return None
 
-    async def go() -> Outcome:
+    async def go() -> FileOutcome:
         async with client:
             return await send(client, "/v1/seal", pdf, RetryPolicy(attempts=3), no_wait, emit=pages.append)
 
@@ -243,7 +245,7 @@ def test_a_resumed_run_sends_again_a_pdf_whose_own_line_never_came(tmp_path: Pat
 def test_the_expected_names_go_with_every_file_as_repeated_form_fields(image: Path) -> None:
     client, seen = fake_server([httpx.Response(200, json={"seals": [], "expected": []})])
 
-    async def go() -> Outcome:
+    async def go() -> FileOutcome:
         async with client:
             form = {"expect": ["河南森源重工有限公司", "B"]}
             return await send(client, "/v1/seal", image, RetryPolicy(attempts=1), form=form)
@@ -258,7 +260,7 @@ def test_expect_and_expect_file_are_read_together_and_only_for_seals(tmp_path: P
     names = tmp_path / "names.txt"
     names.write_text("甲公司\n\n  乙公司  \n", encoding="utf-8")
     args = cli._parser().parse_args(["seal", str(tmp_path), "--expect", "丙", "--expect-file", str(names)])
-    assert cli.expected_names(args) == ["丙", "甲公司", "乙公司"]
+    assert cli.names_to_expect(args) == ["丙", "甲公司", "乙公司"]
     for argv in (["ocr", str(tmp_path), "--expect", "丙"], ["seal", str(tmp_path), "--expect-file", "nope"]):
         with pytest.raises(SystemExit) as exited:
             cli.main(argv)

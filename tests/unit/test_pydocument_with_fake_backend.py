@@ -68,12 +68,12 @@ class PageModel:
 
     def __init__(self, pydocument: types.ModuleType, seconds: dict[int, float] | None = None) -> None:
         self.pydocument, self.seconds, self.refused = pydocument, seconds or {}, -1
-        self.pymodel = sys.modules["pymodel"]
+        self.bls = sys.modules["pymodel.bls"]
         self.holding = self.most = self.calls = 0
         self.inputs: list[list[str]] = []  # the names of each call's inputs
 
     async def __call__(self, model: str, inputs: dict[str, np.ndarray], outputs: Any) -> dict[str, Any]:
-        self.pymodel._tensor_request(model, [], outputs)  # the real check: is the request still wanted
+        self.bls._tensor_request(model, [], outputs)  # the real check: is the request still wanted
         self.inputs.append(sorted(inputs))
         page = self.calls = self.calls + 1
         self.holding += 1

@@ -49,13 +49,18 @@ def fake_backend() -> Iterator[None]:
     )
     fake.TRITONSERVER_RESPONSE_COMPLETE_FINAL = 1  # type: ignore[attr-defined]
     sys.modules["triton_python_backend_utils"] = fake
-    for name in MODULES_OVER_IT:
-        sys.modules.pop(name, None)
+    forget_modules_over_it()
     try:
         yield
     finally:
-        for name in (*MODULES_OVER_IT, "triton_python_backend_utils"):
-            sys.modules.pop(name, None)
+        forget_modules_over_it()
+        sys.modules.pop("triton_python_backend_utils", None)
+
+
+def forget_modules_over_it() -> None:
+    """Drops the modules that import the backend, pymodel's own modules too."""
+    for name in [name for name in sys.modules if name.split(".")[0] in MODULES_OVER_IT]:
+        sys.modules.pop(name, None)
 
 
 @pytest.fixture
@@ -155,7 +160,7 @@ def test_a_bls_call_made_for_a_cancelled_request_is_never_sent(pymodel: types.Mo
     class Model(pymodel.AsyncPerRequestModel):  # type: ignore[name-defined,misc]
         async def respond(self, request: FakeRequest) -> Any:
             async def call() -> None:  # in a task of its own, as the pipelines' calls are
-                sent.append(pymodel._request("text_recognition", {}, ["OUT"]))
+                sent.append(pymodel.bls._request("text_recognition", {}, ["OUT"]))
 
             await asyncio.gather(call())
             return pymodel.response(OUT=request.name)
@@ -183,7 +188,7 @@ def test_a_called_model_that_refused_its_input_is_told_from_one_that_failed(
 
     for message, invalid in ((str(Refused("30 seals found")), True), ("model is not ready", False)):
         with pytest.raises(pymodel.ModelCallError) as raised:
-            pymodel._checked(ErrorResult(message), "seal")
+            pymodel.bls._checked(ErrorResult(message), "seal")
         assert raised.value.invalid is invalid and raised.value.message == message
 
 
@@ -212,14 +217,14 @@ def test_lines_are_recognised_in_width_groups_and_answered_in_order(
         calls.append([image.shape[1] for image in images])
         return [Decoded((str(image.shape[1]),), (1.0,)) for image in images]
 
-    monkeypatch.setattr(pymodel, "recognise_chars", fake_recognise)
+    monkeypatch.setattr(pymodel.recognisers, "recognise_chars", fake_recognise)
     lines = asyncio.run(pymodel.recognise_grouped(crops, ("",), batch_size=3))
     assert [line.text for line in lines] == [str(width) for width in widths]
     assert calls == [[60, 100, 120], [150, 300, 500], [700, 900]]  # RapidOCR's groups: narrowest first
 
 
 def test_no_crops_make_no_call(pymodel: types.ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pymodel, "recognise_chars", None)  # calling it would raise
+    monkeypatch.setattr(pymodel.recognisers, "recognise_chars", None)  # calling it would raise
     assert asyncio.run(pymodel.recognise_grouped([], ("",))) == []
 
 

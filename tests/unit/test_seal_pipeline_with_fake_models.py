@@ -13,7 +13,7 @@ from imgproc.seal.config import DEFAULT_CONFIG
 from imgproc.seal.cut import cut_seal
 from imgproc.seal.pipeline import read_strips
 from imgproc.seal.read import Recognisers, read_rim
-from imgproc.seal.read import read_lines as read_other_lines
+from imgproc.seal.read import read_strip_lines as read_other_lines
 from imgproc.seal.records import Line, Readings, SealCrop, SealRegion, SealStrips, Shape, Strip
 from imgproc.seal.repair import Correct, as_read, corrected_line, repair_rim, seal_reading
 from imgproc.text import Decoded

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from imgproc.seal.records import SealReading, SealRegion, Shape
-from imgproc.seal.trust import DEFAULT_TRUST, Seal, page_reading
+from imgproc.seal.records import SealEvidence, SealReading, SealRegion, Shape
+from imgproc.seal.trust import DEFAULT_TRUST, page_reading
 from imgproc.seal.trust.region import has_text, kept, seal_inputs, seal_score
 from imgproc.seal.words import NO_WORDS
 
@@ -40,5 +40,7 @@ def test_the_answer_leaves_out_textless_regions_that_score_low_and_keeps_read_on
     low_text = SealReading(RING, "月", 0.2, score=0.1)
     low_mark = SealReading(RING, "", 0.0, score=0.1)
     high_mark = SealReading(RING, "", 0.0, score=0.8)
-    answer = page_reading([Seal(r, ()) for r in (low_text, low_mark, high_mark)], (), NO_WORDS, PARAMS)
+    answer = page_reading(
+        [SealEvidence(r, ()) for r in (low_text, low_mark, high_mark)], (), NO_WORDS, PARAMS
+    )
     assert answer.seals == [low_text, high_mark]

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from imgproc.seal.records import Line, Readings, RimSource, SealReading, SealRegion, Shape
-from imgproc.seal.trust import DEFAULT_TRUST, Seal, page_reading, trusted
+from imgproc.seal.records import Line, Readings, RimSource, SealEvidence, SealReading, SealRegion, Shape
+from imgproc.seal.trust import DEFAULT_TRUST, page_reading, trusted
 from imgproc.seal.trust.evidence import bound, char_table, rim_evidence, rim_score, support
 from imgproc.seal.trust.verify import name_score
 from imgproc.seal.words import NO_WORDS
@@ -38,8 +38,8 @@ def frames_reading(
     return RimSource(top_frames(probs, CHARSET, INDEX, keep=4), 0, 1.0, "fake")
 
 
-def seal(text: str, sources: tuple[RimSource, ...], score: float = 0.9) -> Seal:
-    return Seal(SealReading(REGION, text, score), sources)
+def seal(text: str, sources: tuple[RimSource, ...], score: float = 0.9) -> SealEvidence:
+    return SealEvidence(SealReading(REGION, text, score), sources)
 
 
 def test_a_rim_its_frames_read_has_full_support_and_every_source_agrees() -> None:

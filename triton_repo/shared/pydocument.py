@@ -136,7 +136,7 @@ def page_response(number: int, size: Sequence[int], outputs: dict[str, AnyArray]
     return response(**outputs, **{PAGE: _int32(number), PAGE_SIZE: _int32(*size), PAGE_ERROR: strings([])})
 
 
-def error_response(number: int, answer: Failure) -> Any:
+def page_error_response(number: int, answer: Failure) -> Any:
     """A page (or, as page 0, the document) that failed, with its status and message."""
     status = strings([STATUS_NAMES.get(answer.code, answer.code), answer.message])
     return response(**{PAGE: _int32(number), PAGE_SIZE: _int32(0, 0), PAGE_ERROR: status})
@@ -199,7 +199,7 @@ class DocumentModel:
         try:
             await self._stream(request, sender)
         except Exception as exc:  # noqa: BLE001 - the document's error is its answer
-            send_while_wanted(request, sender, error_response(0, failure(exc, self._name, request)))
+            send_while_wanted(request, sender, page_error_response(0, failure(exc, self._name, request)))
         finally:
             sender.send(flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)
 
@@ -239,11 +239,11 @@ class DocumentModel:
         try:
             answer = page_response(number, *await asyncio.wait_for(asyncio.shield(work), reading.timeout))
         except asyncio.TimeoutError:
-            answer = error_response(number, timed_out(number, reading.timeout))
+            answer = page_error_response(number, timed_out(number, reading.timeout))
         except RequestCancelled:
             answer = None  # the document says so, once
         except Exception as exc:  # noqa: BLE001 - a page's error is that page's answer
-            answer = error_response(number, failure(exc, self._name, reading.request))
+            answer = page_error_response(number, failure(exc, self._name, reading.request))
         try:
             if answer is not None:
                 send_while_wanted(reading.request, reading.sender, answer)

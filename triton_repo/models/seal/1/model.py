@@ -29,7 +29,7 @@ from pymodel import (
     model_config,
     optional_input,
     parameters,
-    read_lines,
+    read_image_lines,
     recognise_chars,
     recognise_seq2seq,
     recogniser_charset,
@@ -67,7 +67,7 @@ class TritonSealModels:
         return await recognise_chars(images, charset, recogniser, alternatives, frames)
 
     async def read_lines(self, image: Pixels) -> list[Line]:
-        return await read_lines(image, self._lines_charset)
+        return await read_image_lines(image, self._lines_charset)
 
 
 def seal_config(args: dict[str, str]) -> SealConfig:
@@ -115,7 +115,7 @@ class TritonPythonModel(AsyncPerRequestModel):
         self._config = seal_config(args)
         self._models = TritonSealModels(args, self._config)
         version = Path(args["model_repository"]) / args["model_version"]
-        self._words = load_words(version, self._config.repair)
+        self._words = load_words(version, self._config.repair.lexicon_weight)
 
     async def respond(self, request: Any) -> Any:
         expected = expected_names(optional_input(request, "EXPECTED"))

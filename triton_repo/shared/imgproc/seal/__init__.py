@@ -5,7 +5,8 @@ The stages, each a package that reads one record and writes the next (`records`)
     page (RGB)
       │ find     balance the paper, mask red ink (or a photocopy's toner), close it into blobs
       ▼
-    blobs ──fit──▶ SealRegion       an ellipse or rectangle, judged a seal by its ink
+    blobs ──fit──▶ SealRegion       an ellipse or rectangle, judged a seal by its ink (find runs
+      │                             fit on each blob inside its passes: one search)
       │ cut                         the crop, its ink image and ink mask
       ▼
     SealCrop ──locate──▶ Located    where the text is: the learned detector's map read in the
@@ -17,7 +18,10 @@ The stages, each a package that reads one record and writes the next (`records`)
       │                             characters read again; codes read again stretched
       │ repair                      ends trimmed, words from the word list, legal forms and
       ▼                             standard texts restored, codes checked
-    SealReading
+    SealReading ──trust──▶ SealEvidence   calibrated scores, and the frames names are checked on
+      │ (every seal of the page)
+      ▼
+    PageReading                     the seals kept, and each expected name's verdict
 
 `pipeline.read_page` chains them with the models behind `pipeline.SealModels`. Below the
 stages lie what they all speak: `records`, `geometry` (outlines, offset curves, unwrapping),

@@ -20,14 +20,14 @@ from imgproc.arrays import Floats, Pixels
 from imgproc.imaging import Refused
 
 from .config import DEFAULT_CONFIG, SealConfig
-from .cut import cut_seal
+from .cut import cut_seal, surroundings
 from .find import find_on_page
 from .fit import crossing
 from .locate import locate_seal
 from .read import Readers, read_around, read_seal
-from .records import PageReading, SealCrop, SealRegion, SealStrips
+from .records import PageReading, SealCrop, SealEvidence, SealRegion, SealStrips
 from .repair import repair_rim, seal_reading, wants_surroundings
-from .trust import Seal, page_reading, trusted
+from .trust import page_reading, trusted
 from .unwrap import unwrap_seal
 from .words import NO_WORDS, Words
 
@@ -69,7 +69,7 @@ async def seal_strips(crop: SealCrop, models: SealModels, config: SealConfig = D
 
 async def read_crop(
     crop: SealCrop, models: SealModels, config: SealConfig = DEFAULT_CONFIG, words: Words = NO_WORDS
-) -> Seal:
+) -> SealEvidence:
     """Everything one seal says, and what names are checked on."""
     return await read_strips(crop, await seal_strips(crop, models, config), models, config, words)
 
@@ -80,13 +80,14 @@ async def read_strips(
     models: SealModels,
     config: SealConfig = DEFAULT_CONFIG,
     words: Words = NO_WORDS,
-) -> Seal:
-    """Everything one seal says, from what there is to read of it."""
+) -> SealEvidence:
+    """Everything one seal says, from what there is to read of it: read, its rim repaired, and,
+    where the rim went unread, the seal's surroundings cut and read for repair's cues (an
+    invoice's title), then the whole repaired and trusted."""
     readings = await read_seal(strips, models, config.read)
     rim = None if readings.rim is None else repair_rim(readings.rim, words.correct, config.repair)
-    # A rim that went unread may be told by what is read around the seal (an invoice's title).
     wanted = wants_surroundings(crop.region.shape, rim)
-    around = await read_around(crop, models, config.read) if wanted else None
+    around = await read_around(surroundings(crop, config.cut), models) if wanted else None
     reading = seal_reading(crop.region, rim, readings, words.correct, config.repair, around)
     return trusted(reading, readings, words, config.trust)
 

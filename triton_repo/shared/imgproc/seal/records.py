@@ -1,11 +1,13 @@
 """The records the seal reader's stages hand each other, in the order the data flows.
 
     page ─find─▶ WorkingInk, blobs ─fit─▶ SealRegion ─cut─▶ SealCrop ─locate─▶ Located
-         ─unwrap─▶ SealStrips ─read─▶ Readings ─repair─▶ SealReading
+         ─unwrap─▶ SealStrips ─read─▶ Readings ─repair─▶ SealReading ─trust─▶ SealEvidence
+         ─(the page's seals)─▶ PageReading
 
 Each stage reads the record before it and writes the one after it; nothing else passes
-between stages. Coordinates: a `SealRegion` is in page pixels; `SealCrop.local` and every
-later record in crop pixels. An elliptic outline's parameter `t` runs clockwise on screen
+between stages (find and fit are one search: find hands fit each blob, docs/seal/README.md).
+Coordinates: a `SealRegion` is in page pixels; `SealCrop.local` and every later record in crop
+pixels. An elliptic outline's parameter `t` runs clockwise on screen
 from the `a` axis; a perimeter share is the arc length from there, as a share of the whole.
 """
 
@@ -316,6 +318,15 @@ class SealReading:
     evidence: RimEvidence | None = None
     match: Match | None = None
     score: float = 1.0  # the probability that the region is a real seal (`trust.region`)
+
+
+@dataclass(frozen=True)
+class SealEvidence:
+    """trust -> the page: one seal's trusted answer and its rim's sources, what the names
+    a caller expects are checked against."""
+
+    reading: SealReading
+    sources: tuple[RimSource, ...]
 
 
 @dataclass(frozen=True)

@@ -108,6 +108,25 @@ def _group(name: str) -> str:
     return name.rsplit(".", 1)[0] if "." in name else ""
 
 
+def _sections(config: SealConfig) -> dict[str, list[Tunable]]:
+    """The tunables by group of parameters, in the order each group is first met (a class's own
+    fields in one section, also where its nested parameters come between them)."""
+    sections: dict[str, list[Tunable]] = {}
+    for tunable in tunables(config):
+        sections.setdefault(_group(tunable.name), []).append(tunable)
+    return sections
+
+
+def _rows(group: list[Tunable]) -> list[str]:
+    rows, previous = [], None
+    for tunable in group:
+        shared = tunable.shared and previous is not None and previous.reason == tunable.reason
+        reason = "as above" if shared else _cell(tunable.reason)
+        rows.append(f"| `{tunable.name}` | {_cell(_default(tunable.default))} | {reason} |")
+        previous = tunable
+    return rows
+
+
 def table(config: SealConfig = DEFAULT_CONFIG) -> str:
     """The Markdown table of every tunable, a section per group of parameters."""
     out = [
@@ -118,14 +137,12 @@ def table(config: SealConfig = DEFAULT_CONFIG) -> str:
         "them can be set in `triton_repo/models/seal/config.pbtxt` by its dotted name",
         '(`parameters { key: "read.sure" value: { string_value: "0.95" } }`). A reason written',
         '"as above" is the previous row\'s: one comment explains a run of fields.',
+        "",
+        f"{sum(1 for _ in tunables(config))} tunables.",
     ]
-    group = None
-    for tunable in tunables(config):
-        if _group(tunable.name) != group:
-            group = _group(tunable.name)
-            out += ["", f"## {group or 'top level'}", "", "| name | default | reason |", "|---|---|---|"]
-        reason = "as above" if tunable.shared else _cell(tunable.reason)
-        out.append(f"| `{tunable.name}` | {_cell(_default(tunable.default))} | {reason} |")
+    for group, listed in _sections(config).items():
+        out += ["", f"## {group or 'top level'}", "", "| name | default | reason |", "|---|---|---|"]
+        out += _rows(listed)
     return "\n".join(out) + "\n"
 
 

@@ -17,8 +17,6 @@ from pathlib import Path
 from imgproc.text import Decoded
 from imgproc.text.lexicon import LEXICON_FILE, VARIANTS_FILE, correct, load_lexicon, load_variants
 
-from .repair.params import RepairParams
-
 Correct = Callable[[Decoded], Decoded]  # rewrites a reading using its characters' alternatives
 FULL_WIDTH = {"(": "（", ")": "）", "[": "［", "]": "］"}  # what NFKC folds, unfolded
 
@@ -52,19 +50,20 @@ class Words:
 NO_WORDS = Words()
 
 
-def _corrector(directory: Path, params: RepairParams, simplified: Mapping[str, str]) -> Correct:
+def _corrector(directory: Path, lexicon_weight: float, simplified: Mapping[str, str]) -> Correct:
     """The word-list correction, its list loaded from `directory` (~1.5 s)."""
     lexicon = load_lexicon(directory / LEXICON_FILE)
-    return lambda line: correct(line, lexicon=lexicon, weight=params.lexicon_weight, variants=simplified)
+    return lambda line: correct(line, lexicon=lexicon, weight=lexicon_weight, variants=simplified)
 
 
-def load_words(directory: Path, params: RepairParams) -> Words:
+def load_words(directory: Path, lexicon_weight: float) -> Words:
     """The correction and variants table provisioned in `directory` (the seal model's version
-    directory)."""
+    directory); `lexicon_weight` is repair's (`RepairParams.lexicon_weight`), passed by the
+    caller so that words imports no stage."""
     simplified = load_variants(directory / VARIANTS_FILE)
     traditional: dict[str, list[str]] = {}
     for old, new in simplified.items():
         if old != new:
             traditional.setdefault(new, []).append(old)
     forms = {char: tuple(olds) for char, olds in traditional.items()}
-    return Words(_corrector(directory, params, simplified), simplified, forms)
+    return Words(_corrector(directory, lexicon_weight, simplified), simplified, forms)

@@ -32,6 +32,13 @@ def beside(crop: SealCrop, reach: float) -> Pixels:
     return as_pixels(cv2.cvtColor(np.ascontiguousarray(rows), cv2.COLOR_RGB2BGR))
 
 
+def surroundings(crop: SealCrop, params: CutParams) -> list[Pixels]:
+    """The crop and, where the page is there, the page beside it (`cue_reach` crop widths each
+    side): both views, for at the wider one's scale the seal's own small print may go unfound."""
+    wide = beside(crop, params.cue_reach)
+    return [crop.bgr] if wide is crop.bgr else [crop.bgr, wide]
+
+
 def crop_box(region: SealRegion, shape: tuple[int, ...], margin: float) -> Box:
     """(x0, y0, x1, y1) of the square around the seal plus `margin`, clipped to the page."""
     reach = region.axes[0] * (1.0 + margin)

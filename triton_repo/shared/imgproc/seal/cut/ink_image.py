@@ -62,6 +62,10 @@ class CutParams:
     ring_reach: float = 0.15
     ring_pad_px: int = 1
     ring_samples: int = 360
+    # An oval whose rim went unread is read with this many of its crop's widths of the page at
+    # each side (`surroundings`), for the invoice title its supervision seal is stamped across
+    # (`repair`'s cues).
+    cue_reach: float = 1.0
 
 
 DEFAULT_CUT = CutParams()

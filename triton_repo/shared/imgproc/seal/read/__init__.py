@@ -21,8 +21,7 @@ from imgproc.arrays import Pixels
 from imgproc.text import Decoded
 
 from ..codes import is_code
-from ..cut import beside
-from ..records import Line, Readings, RimSource, SealCrop, SealStrips, Strip
+from ..records import Line, Readings, RimSource, SealStrips, Strip
 from .choose import best_in_pool, best_index, best_orientation, with_other_readings
 from .params import DEFAULT_READ, ReadParams, Recognisers
 from .repeats import restored_repeats, stretched_image
@@ -34,7 +33,7 @@ __all__ = [
     "Readers",
     "Recognisers",
     "read_around",
-    "read_lines",
+    "read_strip_lines",
     "read_rim",
     "read_seal",
 ]
@@ -139,7 +138,7 @@ async def _nothing() -> list[Decoded]:
     return []
 
 
-async def read_lines(
+async def read_strip_lines(
     strips: SealStrips, models: Readers, params: ReadParams = DEFAULT_READ
 ) -> tuple[list[Decoded], list[Line]]:
     """The seal's other text: its arcs (the best candidate of each) and inner lines as read,
@@ -166,15 +165,13 @@ async def read_lines(
 async def read_seal(strips: SealStrips, models: Readers, params: ReadParams = DEFAULT_READ) -> Readings:
     """Everything the recognisers read of one seal."""
     rim, (lines, found) = await asyncio.gather(
-        read_rim(strips.rim, models, params), read_lines(strips, models, params)
+        read_rim(strips.rim, models, params), read_strip_lines(strips, models, params)
     )
     return Readings(rim.line, tuple(lines), tuple(found), rim.sources, rim.group)
 
 
-async def read_around(crop: SealCrop, models: Readers, params: ReadParams = DEFAULT_READ) -> list[Line]:
-    """The lines of the crop and of the page beside it (`cue_reach` crop widths each side):
-    where a seal's rim went unread, the invoice title printed across a supervision seal runs
-    on past it. Both views: at the wider one's scale the seal's own small print may go unfound."""
-    wide = beside(crop, params.cue_reach)
-    views = [crop.bgr] if wide is crop.bgr else [crop.bgr, wide]
+async def read_around(views: Sequence[Pixels], models: Readers) -> list[Line]:
+    """The lines of a seal's views (`cut.surroundings`: the crop and the page beside it): where
+    a seal's rim went unread, the invoice title printed across a supervision seal runs on past
+    it."""
     return [line for lines in await asyncio.gather(*map(models.read_lines, views)) for line in lines]

@@ -72,9 +72,6 @@ class ReadParams:
     # if it had read that many, the skipped ones with no confidence (`counted_score`): print
     # read along makes some readings longer, and a reading without it must not lose for that.
     counted_share: float = 0.75
-    # An oval whose rim went unread is read with this many of its crop's widths of the page at
-    # each side, for the invoice title its supervision seal is stamped across (`repair`'s cues).
-    cue_reach: float = 1.0
 
 
 DEFAULT_READ = ReadParams()

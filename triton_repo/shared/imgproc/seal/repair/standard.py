@@ -35,7 +35,7 @@ SUPERVISION_LINES = frozenset({"国家税务总局监制", "国家税务总局"}
 # under the seal is not, and as its 值 often reads 直, the pieces after it), of the copy's
 # name printed beside it (发票联, 抵扣联, 记账联) and of the tax bureau's line. A company's
 # invoice seal (发票专用章, stamped by 销售方（章）) holds none of them; 税 alone is not one:
-# the table's 税额 and 税率. The title is read on past the seal (`ReadParams.cue_reach`).
+# the table's 税额 and 税率. The title is read on past the seal (`CutParams.cue_reach`).
 SUPERVISION_CUES = (
     "增值", "值税", "税专用", "税普通", "专用发", "用发票", "普通发", "通发票",
     "发票联", "抵扣联", "记账联",

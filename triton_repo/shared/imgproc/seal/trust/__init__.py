@@ -14,19 +14,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ..records import PageReading, Readings, SealReading
+from ..records import PageReading, Readings, SealEvidence, SealReading
 from ..words import Words
 from .evidence import rim_evidence, rim_score
 from .params import DEFAULT_TRUST, TrustParams
 from .region import kept, seal_score
-from .verify import Seal, verdicts
+from .verify import verdicts
 
-__all__ = ["DEFAULT_TRUST", "Seal", "TrustParams", "page_reading", "trusted"]
+__all__ = ["DEFAULT_TRUST", "TrustParams", "page_reading", "trusted"]
 
 
 def trusted(
     reading: SealReading, readings: Readings, words: Words, params: TrustParams = DEFAULT_TRUST
-) -> Seal:
+) -> SealEvidence:
     """The seal's answer with its rim's score calibrated (round and oval seals; a rectangular
     seal's main text keeps the confidence it was read with) and its score as a seal, and what
     names are checked on."""
@@ -36,11 +36,11 @@ def trusted(
             text, reading.rim_score, readings.sources, readings.group, words.forms, params
         )
         reading = replace(reading, rim_score=rim_score(evidence, params), evidence=evidence)
-    return Seal(replace(reading, score=seal_score(reading, params)), readings.sources)
+    return SealEvidence(replace(reading, score=seal_score(reading, params)), readings.sources)
 
 
 def page_reading(
-    seals: Sequence[Seal], expected: Sequence[str], words: Words, params: TrustParams = DEFAULT_TRUST
+    seals: Sequence[SealEvidence], expected: Sequence[str], words: Words, params: TrustParams = DEFAULT_TRUST
 ) -> PageReading:
     """Every seal's answer (a region where nothing was read and that scores low as a seal is
     left out), each with its best expected name, and each name's verdict."""

@@ -13,25 +13,16 @@ text restored under print has no frames to rest on, but its reading does.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from ..records import Match, RimSource, SealReading, Verdict
+from ..records import Match, SealEvidence, Verdict
 from ..words import Words
 from .evidence import CharTable, bound, char_table, sigmoid, table_support
 from .params import DEFAULT_TRUST, TrustParams
 
 
-@dataclass(frozen=True)
-class Seal:
-    """What a name is checked against on one seal: its answer and its rim's sources."""
-
-    reading: SealReading
-    sources: tuple[RimSource, ...]
-
-
 def name_score(
     name: str,
-    seal: Seal,
+    seal: SealEvidence,
     words: Words,
     params: TrustParams = DEFAULT_TRUST,
     table: CharTable | None = None,
@@ -58,7 +49,7 @@ def name_score(
 
 
 def verdicts(
-    names: Sequence[str], seals: Sequence[Seal], words: Words, params: TrustParams = DEFAULT_TRUST
+    names: Sequence[str], seals: Sequence[SealEvidence], words: Words, params: TrustParams = DEFAULT_TRUST
 ) -> tuple[list[Verdict], list[Match | None]]:
     """Each expected name's verdict (the seal that says it best; found at `found_score`), and
     each seal's best expected name where the seal carries it (at `found_score` too; else
@@ -91,7 +82,7 @@ def _best_name(
     normalized: Sequence[str],
     scores: list[list[float]],
     seal_index: int,
-    seal: Seal,
+    seal: SealEvidence,
     table: CharTable,
     words: Words,
     params: TrustParams,
