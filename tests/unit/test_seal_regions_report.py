@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from imgproc.seal.records import SealReading, SealRegion, Shape
-from imgproc.seal.trust import DEFAULT_TRUST, Seal
+from imgproc.seal.records import SealEvidence, SealReading, SealRegion, Shape
+from imgproc.seal.trust import DEFAULT_TRUST
 
 from evaluation.seal.cases import Cases, Region
 from evaluation.seal.regions import fit_regions, region_report
@@ -15,7 +15,7 @@ RING = SealRegion(Shape.ROUND, (50.0, 50.0), (40.0, 40.0), 0.0, (10, 10, 90, 90)
 
 def _region(real: bool, page: str, text: str, coverage: float) -> Region:
     reading = SealReading(replace(RING, border_coverage=coverage), text, 0.95 if text else 0.0)
-    return Region(Seal(reading, ()), real, page, page)
+    return Region(SealEvidence(reading, ()), real, page, page)
 
 
 def _cases() -> Cases:
