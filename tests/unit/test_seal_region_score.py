@@ -31,9 +31,16 @@ def test_a_read_seal_scores_higher_than_an_empty_red_mark() -> None:
     assert seal_score(read, PARAMS) > 0.9 > 0.1 > seal_score(mark, PARAMS)
 
 
-def test_the_default_weights_score_every_region_one_half_and_leave_none_out() -> None:
+def test_zero_weights_score_every_region_one_half_and_leave_none_out() -> None:
+    zeros = replace(DEFAULT_TRUST, seal_weights=(0.0,) * 8)
     mark = SealReading(RING, "", 0.0)
-    assert seal_score(mark) == 0.5 and kept(replace(mark, score=0.5))
+    assert seal_score(mark, zeros) == 0.5 and kept(replace(mark, score=0.5), zeros)
+
+
+def test_the_served_weights_put_a_read_ring_above_an_empty_mark() -> None:
+    read = SealReading(RING, "上海星辰科技有限公司", 0.95)
+    mark = SealReading(replace(RING, border_coverage=0.2), "", 0.0)
+    assert seal_score(read) > 0.9 and seal_score(mark) < DEFAULT_TRUST.textless_seal_score
 
 
 def test_the_answer_leaves_out_textless_regions_that_score_low_and_keeps_read_ones() -> None:
