@@ -12,14 +12,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from imgproc.imaging import decode_rgb
 from imgproc.seal.pipeline import find_page_seals, read_crop
 from imgproc.seal.records import SealEvidence
 
 from evaluation.seal.dataset import CORPUS, TruthPage, box_iou
-from evaluation.seal.inprocess import InProcessSeal
 from evaluation.seal.scoring import ELLIPTIC, MATCH_IOU
+
+if TYPE_CHECKING:  # the reader's type only: the unit tests of cases run without ONNX Runtime
+    from evaluation.seal.inprocess import InProcessSeal
 
 
 @dataclass(frozen=True)
