@@ -1,10 +1,18 @@
-"""A logistic model fitted by Newton's method with a ridge, and its scores left out by group:
-what the trust models (`evaluation.seal.trust`, `evaluation.seal.regions`) are fitted with."""
+"""A logistic model fitted by Newton's method with a ridge, its scores left out by group, and
+the reliability table its scores are judged by: what the trust models (`evaluation.seal.trust`,
+`evaluation.seal.regions`) are fitted and reported with."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from imgproc.arrays import Floats
+
+from evaluation.seal.scoring import wilson_interval
+
+BANDS = (0.0, 0.5, 0.7, 0.9, 0.95, 1.0001)
+SURE = 0.9  # the score a user leans on: its row carries its 95% interval
 
 
 def fit_logistic(features: Floats, labels: Floats, ridge: float = 1e-3) -> Floats:
@@ -37,3 +45,20 @@ def left_out(features: Floats, labels: Floats, groups: list[str], ridge: float) 
 def log_loss(scores: Floats, labels: Floats) -> float:
     """The mean negative log-likelihood of the labels under the scores."""
     return float(-np.mean(labels * np.log(scores + 1e-9) + (1 - labels) * np.log(1 - scores + 1e-9)))
+
+
+def reliability_rows(scores: Sequence[float], hits: Sequence[bool], header: str) -> list[str]:
+    """Markdown rows: per score band, the cases there, the hits and their share; then the cases
+    scored at least SURE, with the share's 95% interval (`header`: the table's header row)."""
+    scored, hit = np.array(scores, np.float64), np.array(hits, bool)
+    rows = [header, "|---|---|---|---|"]
+    for low, top in zip(BANDS, BANDS[1:], strict=False):
+        band = (scored >= low) & (scored < top)
+        share = f"{hit[band].mean():.3f}" if band.any() else "-"
+        rows.append(f"| {low:.2f}-{min(top, 1.0):.2f} | {band.sum()} | {hit[band].sum()} | {share} |")
+    sure = scored >= SURE
+    count, good = int(sure.sum()), int(hit[sure].sum())
+    low, high = wilson_interval(good, count)
+    rate = f"{good / count:.3f} (95% {low:.2f}-{high:.2f})" if count else "-"
+    rows.append(f"| **at least {SURE:.2f}** | {count} of {len(scored)} | {good} | {rate} |")
+    return rows

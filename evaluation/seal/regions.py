@@ -20,10 +20,10 @@ from imgproc.seal.trust import TrustParams
 from imgproc.seal.trust.region import kept, seal_inputs, seal_score
 
 from evaluation.seal.cases import Cases, Region
-from evaluation.seal.logistic import fit_logistic, left_out, log_loss
+from evaluation.seal.logistic import fit_logistic, left_out, log_loss, reliability_rows
 
 RIDGES = (0.1, 1.0, 10.0)  # tried by leaving each group out; the one of least log loss is kept
-BANDS = (0.0, 0.5, 0.7, 0.9, 0.95, 1.0001)
+REGION_HEADER = "| seal score | regions answered | real seals | share real |"
 SealWeights = tuple[float, float, float, float, float, float, float, float]
 
 
@@ -56,16 +56,7 @@ def region_report(cases: Cases, params: TrustParams) -> list[str]:
     """Markdown: the seal scores' reliability table and the pages without a seal."""
     rescored = [(replace(r.seal.reading, score=seal_score(r.seal.reading, params)), r) for r in cases.regions]
     answered = [(reading.score, r) for reading, r in rescored if kept(reading, params)]
-    scores = np.array([score for score, _ in answered])
-    real = np.array([r.real for _, r in answered])
-    rows = ["| seal score | regions answered | real seals | share real |", "|---|---|---|---|"]
-    for low, top in zip(BANDS, BANDS[1:], strict=False):
-        band = (scores >= low) & (scores < top)
-        share = f"{real[band].mean():.3f}" if band.any() else "-"
-        rows.append(f"| {low:.2f}-{min(top, 1.0):.2f} | {band.sum()} | {real[band].sum()} | {share} |")
-    sure = scores >= 0.9
-    rate = f"{real[sure].mean():.3f}" if sure.any() else "-"
-    rows.append(f"| **at least 0.90** | {sure.sum()} of {len(answered)} | {real[sure].sum()} | {rate} |")
+    rows = reliability_rows([score for score, _ in answered], [r.real for _, r in answered], REGION_HEADER)
     empty = set(cases.empty_pages)
     on_empty = [score for score, r in answered if r.page in empty]
     with_any = len({r.page for _, r in answered if r.page in empty})

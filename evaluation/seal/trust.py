@@ -40,9 +40,10 @@ from evaluation.seal.cases import Case, Cases, read_cases
 from evaluation.seal.corpus import CorpusMissing, corpus_pages
 from evaluation.seal.dataset import HELDOUT, TUNING, seals_dev_pages
 from evaluation.seal.inprocess import InProcessSeal
-from evaluation.seal.logistic import fit_logistic, left_out, log_loss
+from evaluation.seal.logistic import fit_logistic, left_out, log_loss, reliability_rows
 from evaluation.seal.perturb import PERTURBATIONS, perturbed_pages
 from evaluation.seal.regions import fit_regions, region_report
+from evaluation.seal.scoring import wilson_interval
 
 CHANGED, OTHERS = 4, 4  # names scored per seal besides its own
 # The logistic model's ridge: chosen by leaving one seal (all its perturbations) out at a time
@@ -50,7 +51,7 @@ CHANGED, OTHERS = 4, 4  # names scored per seal besides its own
 # 72 / 45 of 169, of them exact 0.959 / 0.986 / 0.978): the coverage of 1 at its precision.
 RIDGE = 1.0
 CHANGED_FOUND = 0.01  # of the changed names at most this share may reach the threshold (tuning part)
-BANDS = (0.0, 0.5, 0.7, 0.9, 0.95, 1.0001)
+RIM_HEADER = "| rim score | rims | exact | share exact |"
 SEED = 0  # of the changed names' draws
 
 
@@ -145,17 +146,12 @@ def name_supports(cases: Sequence[Case], words: Words, common: Sequence[str]) ->
 def reliability(cases: Sequence[Case], params: TrustParams) -> list[str]:
     """The reliability table: per score band, the rims there and the share read exactly."""
     scored = [(rim_score(c.seal.reading.evidence, params), c.exact) for c in cases if c.seal.reading.evidence]
-    scores = np.array([score for score, _ in scored])
-    exact = np.array([hit for _, hit in scored])
-    rows = ["| rim score | rims | exact | share exact |", "|---|---|---|---|"]
-    for low, top in zip(BANDS, BANDS[1:], strict=False):
-        band = (scores >= low) & (scores < top)
-        share = f"{exact[band].mean():.3f}" if band.any() else "-"
-        rows.append(f"| {low:.2f}-{min(top, 1.0):.2f} | {band.sum()} | {exact[band].sum()} | {share} |")
-    sure = scores >= 0.9
-    rate = f"{exact[sure].mean():.3f}" if sure.any() else "-"
-    rows.append(f"| **at least 0.90** | {sure.sum()} of {len(scored)} | {exact[sure].sum()} | {rate} |")
-    return rows
+    return reliability_rows([score for score, _ in scored], [hit for _, hit in scored], RIM_HEADER)
+
+
+def _share(hits: Sequence[bool]) -> str:
+    low, high = wilson_interval(sum(hits), len(hits))
+    return f"{np.mean(hits):.3f} ({low:.2f}-{high:.2f})" if hits else "-"
 
 
 def name_rates(cases: Sequence[Case], words: Words, common: Sequence[str], config: SealConfig) -> list[str]:
@@ -181,11 +177,10 @@ def name_rates(cases: Sequence[Case], words: Words, common: Sequence[str], confi
                 name_score(other, case.seal, words, config.trust) >= threshold
             )
     misread = [c for c in named if not c.exact]
-    rows = ["| name | seals | found |", "|---|---|---|"]
-    rows += [f"| {kind} | {len(hits)} | {np.mean(hits):.3f} |" for kind, hits in found.items()]
+    rows = ["| name | seals | found (95% interval) |", "|---|---|---|"]
+    rows += [f"| {kind} | {len(hits)} | {_share(hits)} |" for kind, hits in found.items()]
     hits = [name_score(words.normalized(c.truth), c.seal, words, config.trust) >= threshold for c in misread]
-    share = np.mean(hits) if hits else float("nan")
-    rows.append(f"| true name of a seal whose rim reads wrong | {len(misread)} | {share:.3f} |")
+    rows.append(f"| true name of a seal whose rim reads wrong | {len(misread)} | {_share(hits)} |")
     return rows
 
 

@@ -28,7 +28,7 @@ def test_the_fitted_weights_score_read_seals_above_empty_marks() -> None:
     weights = fit_regions(_cases().regions, lambda line: None)
     params = replace(DEFAULT_TRUST, seal_weights=weights)
     report = "\n".join(region_report(_cases(), params))
-    assert "| **at least 0.90** | 12 of 12 | 12 | 1.000 |" in report
+    assert "| **at least 0.90** | 12 of 12 | 12 | 1.000 (95% 0.76-1.00) |" in report
     assert "Pages without a seal: 0 of 12 answered with any seal" in report
     assert "Regions left out as textless and unlikely seals: 12." in report
 
