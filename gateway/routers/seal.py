@@ -58,10 +58,16 @@ class Seal(BaseModel):
     shape: Literal["round", "oval", "rect"]
     rim_text: str = Field(description="the curved text along the border, read clockwise from its start")
     rim_score: float = Field(
-        ge=0, le=1, description="the probability that the rim reads exactly (calibrated on real seals)"
+        ge=0,
+        le=1,
+        description="the probability that the rim reads exactly; on real seals never tuned on, 36 of 39"
+        " rims scored 0.9 or more read exactly (0.92, 95% 0.80-0.97): docs/seal/trust.md",
     )
     score: float = Field(
-        ge=0, le=1, description="the probability that this is a real seal at all (calibrated on real pages)"
+        ge=0,
+        le=1,
+        description="the probability that this is a real seal at all; on real pages never tuned on, 90"
+        " of 94 regions scored 0.9 or more were seals (0.96, 95% 0.90-0.98): docs/seal/trust.md",
     )
     inner_texts: list[SealLine] = Field(description="horizontal lines inside, e.g. 合同专用章")
     codes: list[str] = Field(description="number lines: a tax ID, the bottom-arc seal code")
@@ -75,7 +81,13 @@ class ExpectedName(BaseModel):
     found: bool = Field(
         description="a seal says it: its score reached the seal model's trust.found_score (0.5)"
     )
-    score: float = Field(ge=0, le=1, description="the probability that the best seal for it says it")
+    score: float = Field(
+        ge=0,
+        le=1,
+        description="the probability that the best seal for it says it; on real seals never tuned on,"
+        " 77 of 84 true names were found (0.92, 95% 0.84-0.96), 3 of 336 names with one character"
+        " changed and none of 336 other organisations' names: docs/seal/trust.md",
+    )
     seal: int | None = Field(
         ge=0, description="the index in `seals` of the seal that says it; null when none"
     )
