@@ -18,6 +18,7 @@ from imgproc.imaging import decode_rgb
 from imgproc.seal.pipeline import find_page_seals, read_crop
 from imgproc.seal.records import SealEvidence
 
+from evaluation.seal.corpus import repository_of
 from evaluation.seal.dataset import CORPUS, TruthPage, box_iou
 from evaluation.seal.scoring import ELLIPTIC, MATCH_IOU
 
@@ -63,7 +64,7 @@ class Cases:
 
 
 def _group(page: TruthPage, fallback: str) -> str:
-    return "/".join(page.name.split("/")[:2]) if page.group == CORPUS else fallback
+    return repository_of(page.name) if page.group == CORPUS else fallback
 
 
 def _page_cases(page: TruthPage, seals: list[SealEvidence], reader: InProcessSeal) -> Cases:

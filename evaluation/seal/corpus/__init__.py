@@ -149,8 +149,13 @@ def truth_seal(seal: dict[str, Any], orientation: int, width: int, height: int) 
 
 
 def page_name(entry: Entry) -> str:
-    """A page's name in reports: repository and path."""
-    return f"{entry.repo}/{entry.record['path']}"
+    """A page's name in reports: repository and path, a colon between (`repository_of` reads it)."""
+    return f"{entry.repo}:{entry.record['path']}"
+
+
+def repository_of(name: str) -> str:
+    """The repository of a corpus page's name."""
+    return name.split(":", 1)[0]
 
 
 def corpus_pages(splits: frozenset[str] | None = None) -> Iterator[TruthPage]:
