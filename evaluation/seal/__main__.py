@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 
 from imgproc.seal.config import with_overrides
@@ -26,12 +26,11 @@ from imgproc.seal.config import with_overrides
 from evaluation.seal.corpus import CorpusMissing, corpus_pages
 from evaluation.seal.dataset import (
     HELDOUT,
-    REAL_GROUPS,
     TUNING,
     TruthPage,
     generated_pages,
     seals_dev_pages,
-    without_seals,
+    with_blanked,
 )
 from evaluation.seal.inprocess import InProcessSeal, read_pages, seal_model_config
 from evaluation.seal.misses import stage_counts
@@ -44,14 +43,6 @@ RECT = frozenset({"rect"})
 
 def _say(line: str) -> None:
     print(line)  # noqa: T201 - this is a command-line report
-
-
-def _with_blanked(pages: Iterable[TruthPage]) -> Iterator[TruthPage]:
-    """Each real page, then the same page without its seals when it leaves one."""
-    for page in pages:
-        yield page
-        if page.group in REAL_GROUPS and (blank := without_seals(page)) is not None:
-            yield blank
 
 
 def _run(seal: InProcessSeal, pages: Iterable[TruthPage], jobs: int) -> tuple[list[PageResult], float]:
@@ -84,9 +75,9 @@ def _corpus_parts(heldout: bool) -> dict[str, list[TruthPage]]:
     """The corpus's tuning part (and held-out part), each page then it without its seals; none,
     said clearly, when the image cache is missing."""
     try:
-        parts = {TUNING: list(_with_blanked(corpus_pages(frozenset({TUNING}))))}
+        parts = {TUNING: list(with_blanked(corpus_pages(frozenset({TUNING}))))}
         if heldout:
-            parts[HELDOUT] = list(_with_blanked(corpus_pages(frozenset({HELDOUT}))))
+            parts[HELDOUT] = list(with_blanked(corpus_pages(frozenset({HELDOUT}))))
     except CorpusMissing as missing:
         _say(f"the real seal corpus is left out: {missing}")
         return {}
@@ -121,7 +112,7 @@ def main() -> None:
     overrides = dict(item.split("=", 1) for item in args.set)
     seal = InProcessSeal(threads=args.threads, config=with_overrides(seal_model_config(), overrides))
     chosen = (p for p in seals_dev_pages(frozenset({TUNING})) if not args.only or p.name in args.only)
-    tuning = list(_with_blanked(chosen))  # built once: every perturbation starts from it
+    tuning = list(with_blanked(chosen))  # built once: every perturbation starts from it
     measured: dict[str, tuple[Summary, list[PageResult]]] = {}
 
     def measure(label: str, title: str, pages: Iterable[TruthPage], verbose: bool = args.verbose) -> None:
@@ -132,14 +123,15 @@ def main() -> None:
         measure(
             "**real held-out**",
             "seals-dev HELD-OUT",
-            _with_blanked(seals_dev_pages(frozenset({HELDOUT}))),
+            with_blanked(seals_dev_pages(frozenset({HELDOUT}))),
             False,
         )
     corpus = {} if args.no_corpus else _corpus_parts(args.heldout)
+    corpus_labels = {HELDOUT: "**corpus held-out**", TUNING: "corpus tuning part"}
     if HELDOUT in corpus:
-        measure("**corpus held-out**", "corpus HELD-OUT", corpus[HELDOUT], False)
+        measure(corpus_labels[HELDOUT], "corpus HELD-OUT", corpus[HELDOUT], False)
     if TUNING in corpus:
-        measure("corpus tuning part", "corpus tuning", corpus[TUNING])
+        measure(corpus_labels[TUNING], "corpus tuning", corpus[TUNING])
     measure("real tuning part", "seals-dev tuning", tuning)
     for name in list(PERTURBATIONS) if args.perturb == [] else args.perturb or []:
         measure(f"real tuning part, {name}", f"seals-dev tuning, {name}", perturbed_pages(tuning, name))
@@ -151,9 +143,7 @@ def main() -> None:
             f"generated seed {seed}",
             generated_pages(seed, args.seal_pages, args.empty_pages, args.style),
         )
-    corpus_results = {
-        label: results for label, (_, results) in measured.items() if label.startswith(("**corpus", "corpus"))
-    }
+    corpus_results = {label: measured[label][1] for label in corpus_labels.values() if label in measured}
     for label, results in corpus_results.items():
         _say(f"{label}: misses by class: {dict(stage_counts(results).most_common())}")
     if args.write:

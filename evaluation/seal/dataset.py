@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -178,6 +178,14 @@ def _grown(box: Box, width: int, height: int) -> Box:
     x0, y0, x1, y1 = box
     dx, dy = round(BLANK_GROWTH * (x1 - x0)), round(BLANK_GROWTH * (y1 - y0))
     return max(0, x0 - dx), max(0, y0 - dy), min(width, x1 + dx), min(height, y1 + dy)
+
+
+def with_blanked(pages: Iterable[TruthPage]) -> Iterator[TruthPage]:
+    """Each page, then, for a real one, the same page without its seals when that leaves a page."""
+    for page in pages:
+        yield page
+        if page.group in REAL_GROUPS and (blank := without_seals(page)) is not None:
+            yield blank
 
 
 def without_seals(page: TruthPage) -> TruthPage | None:

@@ -35,10 +35,9 @@ from imgproc.seal.trust.evidence import rim_score, score_inputs, support
 from imgproc.seal.trust.verify import name_score
 from imgproc.seal.words import Words
 
-from evaluation.seal.__main__ import _with_blanked
 from evaluation.seal.cases import Case, Cases, read_cases
 from evaluation.seal.corpus import CorpusMissing, corpus_pages
-from evaluation.seal.dataset import HELDOUT, TUNING, seals_dev_pages
+from evaluation.seal.dataset import HELDOUT, TUNING, seals_dev_pages, with_blanked
 from evaluation.seal.inprocess import InProcessSeal
 from evaluation.seal.logistic import fit_logistic, left_out, log_loss, reliability_rows
 from evaluation.seal.perturb import PERTURBATIONS, perturbed_pages
@@ -62,12 +61,12 @@ def _say(line: str) -> None:
 def tuning_cases(reader: InProcessSeal) -> Cases:
     """Seals-dev's tuning part (each page, then it without its seals) and its perturbations, and
     the corpus's tuning part likewise where its image cache is there (said when it is not)."""
-    tuning = list(_with_blanked(seals_dev_pages(frozenset({TUNING}))))
+    tuning = list(with_blanked(seals_dev_pages(frozenset({TUNING}))))
     cases = read_cases(tuning, reader)
     for name in PERTURBATIONS:
         cases.rims += read_cases(perturbed_pages(tuning, name), reader).rims
     try:
-        cases += read_cases(_with_blanked(corpus_pages(frozenset({TUNING}))), reader)
+        cases += read_cases(with_blanked(corpus_pages(frozenset({TUNING}))), reader)
     except CorpusMissing as missing:
         _say(f"fitted without the real seal corpus: {missing}")
     return cases
@@ -77,10 +76,10 @@ def heldout_parts(reader: InProcessSeal) -> dict[str, Cases]:
     """The held-out parts, each never tuned on: the corpus's (where its cache is) and seals-dev's."""
     parts = {}
     try:
-        parts["corpus held-out"] = read_cases(_with_blanked(corpus_pages(frozenset({HELDOUT}))), reader)
+        parts["corpus held-out"] = read_cases(with_blanked(corpus_pages(frozenset({HELDOUT}))), reader)
     except CorpusMissing as missing:
         _say(f"the corpus's held-out part is left out: {missing}")
-    parts["seals-dev held-out"] = read_cases(_with_blanked(seals_dev_pages(frozenset({HELDOUT}))), reader)
+    parts["seals-dev held-out"] = read_cases(with_blanked(seals_dev_pages(frozenset({HELDOUT}))), reader)
     return parts
 
 
