@@ -78,7 +78,29 @@ def served_graph(path: Path) -> onnx.ModelProto:
             nodes.append(node)
     del model.graph.node[:]
     model.graph.node.extend(nodes)
+    for node in model.graph.node:  # extend copied the nodes
+        if node.op_type in ("Conv", "MaxPool"):
+            _explicit_same_padding(node)
     return onnx.shape_inference.infer_shapes(model)
+
+
+def _explicit_same_padding(conv: onnx.NodeProto) -> None:
+    """A stride-1 Conv's or pool's SAME_UPPER padding as the explicit pads it comes to
+    (onnx2torch takes only explicit pads; PP-OCRv6 small pads two 2x2 convolutions and a 2x2
+    max pool so): the extra pixel at the end."""
+    attributes = {a.name: a for a in conv.attribute}
+    pad = attributes.get("auto_pad")
+    if pad is None or pad.s in (b"NOTSET", b"VALID"):
+        return
+    strides = list(attributes["strides"].ints) if "strides" in attributes else []
+    dilations = list(attributes["dilations"].ints) if "dilations" in attributes else []
+    if pad.s != b"SAME_UPPER" or any(s != 1 for s in strides) or any(d != 1 for d in dilations):
+        raise ValueError(f"{conv.name}: {pad.s!r} padding with strides {strides} is not handled")
+    totals = [k - 1 for k in attributes["kernel_shape"].ints]
+    begins = [t // 2 for t in totals]
+    conv.attribute.remove(pad)
+    ends = [t - b for t, b in zip(totals, begins, strict=True)]
+    conv.attribute.append(onnx.helper.make_attribute("pads", begins + ends))
 
 
 def _import_onnx2torch() -> types.ModuleType:
