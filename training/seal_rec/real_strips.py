@@ -89,12 +89,12 @@ def _seals_dev_repos() -> dict[str, str]:
     return {str(item["file"]): str(item["repo"]) for item in manifest}
 
 
-def group_of(page: TruthPage) -> str:
-    """The repository a page comes from (a perturbed page's name is its original's, a space
-    and the perturbation)."""
-    if ":" in page.name:
-        return page.name.split(":", 1)[0]
-    original = page.name.split(" ", 1)[0]
+def group_of(name: str) -> str:
+    """The repository the page of this name comes from (a perturbed page's name, or one without
+    seals, is its original's, a space and what was done to it)."""
+    if ":" in name:
+        return name.split(":", 1)[0]
+    original = name.split(" ", 1)[0]
     return _seals_dev_repos().get(original, original)
 
 
@@ -117,7 +117,7 @@ def page_strips(page: TruthPage, models: OnnxSealModels, config: SealConfig) -> 
         for image, readings in zip(images, _read(models, images) if images else [], strict=True):
             found = aligned(normalize(truth.rim_text), readings)
             if found is not None:
-                yield RealStrip(image, found[0], group_of(page), page.name, found[1])
+                yield RealStrip(image, found[0], group_of(page.name), page.name, found[1])
 
 
 def tuning_pages() -> Iterator[TruthPage]:
