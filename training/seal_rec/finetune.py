@@ -51,7 +51,15 @@ from imgproc.text.recognition import ctc_decode, rec_preprocess  # noqa: E402
 from training.seal_seq2seq.strip_file import load_strips  # noqa: E402
 
 DATA = PROJECT_ROOT / ".cache" / "seal_rec"
-SERVED = PROJECT_ROOT / "triton_repo" / "models" / "text_recognition" / "1" / "model.onnx"
+MODELS = PROJECT_ROOT / "triton_repo" / "models"
+
+
+def model_path(name: str) -> Path:
+    """A served recogniser's weights by its model name (text_recognition_v6...), or a file."""
+    served = MODELS / name / "1" / "model.onnx"
+    return served if served.is_file() else Path(name)
+
+
 BLANK = 0
 SEED = 0
 THREADS = 2  # keep the cores free: beside another busy process a step took 20 to 100 times as long
@@ -281,7 +289,7 @@ def written_back(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", type=Path, default=SERVED)
+    parser.add_argument("--model", type=model_path, default="text_recognition", help="a model name or file")
     parser.add_argument("--train", type=Path, nargs="+", default=[DATA / "train.npz"])
     parser.add_argument("--measure", type=Path, nargs="*", default=[DATA / "tuning.npz", DATA / "val.npz"])
     parser.add_argument("--epochs", type=float, default=2.0)
