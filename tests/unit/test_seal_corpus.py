@@ -21,6 +21,7 @@ from evaluation.seal.corpus import (
     draw_split,
     entries,
     manifest,
+    page_name,
     problems,
     side_of,
 )
@@ -32,6 +33,13 @@ HIDDEN = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "hidden-s
 def test_the_committed_manifest_has_no_hidden_source_repeat_or_stray_box() -> None:
     hidden = HIDDEN.read_text(encoding="utf-8").splitlines() if HIDDEN.is_file() else []
     assert problems(hidden) == []
+
+
+def test_every_page_of_the_committed_manifest_has_a_name_of_its_own() -> None:
+    # Outcomes are keyed by page name: two versions of one path (two commits) must not share one.
+    names = [page_name(entry) for entry in entries()]
+    assert len(set(names)) == len(names)
+    assert any("@" in name for name in names)  # the manifest does hold such a pair
 
 
 def test_the_committed_split_is_by_repository_and_holds_out_enough_seals() -> None:

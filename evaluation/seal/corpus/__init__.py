@@ -21,6 +21,7 @@ upright with the image's EXIF orientation, as the service decodes it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import random
@@ -149,8 +150,18 @@ def truth_seal(seal: dict[str, Any], orientation: int, width: int, height: int) 
 
 
 def page_name(entry: Entry) -> str:
-    """A page's name in reports: repository and path, a colon between (`repository_of` reads it)."""
-    return f"{entry.repo}:{entry.record['path']}"
+    """A page's name in reports: repository and path, a colon between (`repository_of` reads it),
+    and the commit's first seven digits where two commits of the path are both in the corpus (a
+    page's name keys its seals' outcomes, which two versions of one file would share)."""
+    name = f"{entry.repo}:{entry.record['path']}"
+    return f"{name}@{str(entry.record['commit'])[:7]}" if name in _repeated_paths() else name
+
+
+@functools.cache
+def _repeated_paths() -> frozenset[str]:
+    """The repository:path pairs the manifest holds at more than one commit."""
+    counts = Counter(f"{entry.repo}:{entry.record['path']}" for entry in entries())
+    return frozenset(name for name, count in counts.items() if count > 1)
 
 
 def repository_of(name: str) -> str:
