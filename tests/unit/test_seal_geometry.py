@@ -13,7 +13,7 @@ from imgproc.seal.cut import ink_gray_hsv
 from imgproc.seal.find import DEFAULT_FIND, find_seals
 from imgproc.seal.fit import DEFAULT_FIT
 from imgproc.seal.geometry import rotation, strip_width, unwrap_band
-from imgproc.seal.ink import red_mask, to_hsv
+from imgproc.seal.ink import median_hue, red_mask, to_hsv
 from imgproc.seal.locate import DEFAULT_LOCATE
 from imgproc.seal.locate.band import estimate_band
 from imgproc.seal.locate.classical import nearest_upright, up_direction
@@ -152,6 +152,14 @@ def test_red_mask_takes_red_pink_and_vermilion_but_not_brown_black_or_blue() -> 
     }
     image = np.array([list(colours)], np.uint8)
     assert red_mask(image)[0].tolist() == list(colours.values())
+
+
+def test_the_median_hue_of_red_ink_runs_on_across_zero() -> None:
+    magenta, red, orange = (230, 40, 90), (220, 30, 40), (235, 125, 20)
+    hsv = to_hsv(np.array([[magenta, magenta, red, orange]], np.uint8))
+    assert median_hue(hsv, np.array([[True, True, True, False]])) < 0  # magenta and red: below zero
+    assert median_hue(hsv, np.array([[False, False, True, True]])) > 0
+    assert median_hue(hsv, np.zeros((1, 4), bool)) is None
 
 
 def test_ink_image_keeps_red_strokes_dark_and_removes_black_print() -> None:

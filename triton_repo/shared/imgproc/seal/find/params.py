@@ -54,6 +54,11 @@ class FindParams:
     # seal (see `textline`); red ink only (on a grey page, print beside a seal is no title).
     text_lines: bool = True
     text_line: TextLineParams = DEFAULT_TEXT_LINE
+    # A red shape whose ink's median hue is above this is orange or gold print, not seal ink:
+    # a logo, a badge, a cartoon, an orange title's letter pass the red mask's vermilion band
+    # at its edges (the corpus tuning part: such false seals' ink at median hue 14-18, real
+    # seals' at most 9, 11-13 on orange certificate paper, where they were not found either).
+    max_median_hue: float = 11.0
 
 
 DEFAULT_FIND = FindParams()
