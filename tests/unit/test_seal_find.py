@@ -377,6 +377,17 @@ def test_an_orange_ring_is_print_not_a_seal() -> None:
     assert centres(image, any_hue) == [pytest.approx((350, 300), abs=4), pytest.approx((1000, 300), abs=4)]
 
 
+def test_a_red_banner_with_white_letters_is_no_rectangular_seal() -> None:
+    image = page(1000, 700)
+    cv2.rectangle(image, (300, 250), (700, 430), RED, -1)
+    for k in range(4):  # its letters, white on red: the box is four fifths ink
+        x = 330 + 95 * k
+        cv2.rectangle(image, (x, 285), (x + 60, 395), WHITE, 6)
+        cv2.line(image, (x, 340), (x + 60, 340), WHITE, 6)
+    assert find_seals(image) == []
+    assert len(find_seals(image, fit=replace(DEFAULT_FIT, max_rect_fill=0.9))) == 1
+
+
 def densely_written(image: np.ndarray, centre: tuple[int, int], radius: int) -> None:
     """A round seal written as densely as real ones: a rim character every 7.5 degrees, an
     inner line across it, a star."""
