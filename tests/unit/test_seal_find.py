@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from imgproc.imaging import decode_rgb
 from imgproc.seal.cut.ink_image import crop_toner
-from imgproc.seal.find import DEFAULT_FIND, find_seals
+from imgproc.seal.find import DEFAULT_FIND, FindParams, find_seals
 from imgproc.seal.find.balance import BalanceParams, paper_colour, white_balanced
 from imgproc.seal.find.fringes import print_fringes
 from imgproc.seal.find.grey import long_lines, toner_mask
@@ -52,8 +52,8 @@ def stamp(
         cv2.line(image, tuple(int(v) for v in inner), tuple(int(v) for v in outer), colour, 4)
 
 
-def centres(image: np.ndarray) -> list[tuple[int, int]]:
-    return sorted((round(s.center[0]), round(s.center[1])) for s in find_seals(image))
+def centres(image: np.ndarray, params: FindParams = DEFAULT_FIND) -> list[tuple[int, int]]:
+    return sorted((round(s.center[0]), round(s.center[1])) for s in find_seals(image, params=params))
 
 
 def test_white_balance_makes_tinted_paper_white_and_leaves_white_paper_alone() -> None:
@@ -365,6 +365,50 @@ def test_two_seals_stamped_side_by_side_are_both_found() -> None:
     stamp(image, (400, 500), (150, 150))
     stamp(image, (810, 500), (150, 150))  # 110 px apart: each is the other's neighbour at its height
     assert len(centres(image)) == 2
+
+
+def test_an_orange_ring_is_print_not_a_seal() -> None:
+    image = page(1400, 600)
+    stamp(image, (350, 300), (150, 150))
+    stamp(image, (1000, 300), (150, 150), colour=(235, 125, 20))  # a gold badge's ring: hue 15
+    assert centres(image) == [pytest.approx((350, 300), abs=4)]
+    # Its edges pass the red mask's vermilion band: only the ink's median hue tells.
+    any_hue = replace(DEFAULT_FIND, max_median_hue=90.0)
+    assert centres(image, any_hue) == [pytest.approx((350, 300), abs=4), pytest.approx((1000, 300), abs=4)]
+
+
+def test_a_red_banner_with_white_letters_is_no_rectangular_seal() -> None:
+    image = page(1000, 700)
+    cv2.rectangle(image, (300, 250), (700, 430), RED, -1)
+    for k in range(4):  # its letters, white on red: the box is four fifths ink
+        x = 330 + 95 * k
+        cv2.rectangle(image, (x, 285), (x + 60, 395), WHITE, 6)
+        cv2.line(image, (x, 340), (x + 60, 340), WHITE, 6)
+    assert find_seals(image) == []
+    assert len(find_seals(image, fit=replace(DEFAULT_FIT, max_rect_fill=0.9))) == 1
+
+
+def densely_written(image: np.ndarray, centre: tuple[int, int], radius: int) -> None:
+    """A round seal written as densely as real ones: a rim character every 7.5 degrees, an
+    inner line across it, a star."""
+    cv2.circle(image, centre, radius, RED, RING)
+    for t in np.linspace(0, 2 * np.pi, 48, endpoint=False):
+        unit = np.array([np.cos(t), np.sin(t)]) * radius
+        inner, outer = np.array(centre) + 0.66 * unit, np.array(centre) + 0.84 * unit
+        cv2.line(image, tuple(int(v) for v in inner), tuple(int(v) for v in outer), RED, 5)
+    x, y = centre
+    cv2.line(image, (x - int(0.6 * radius), y), (x + int(0.6 * radius), y), RED, 12)
+    cv2.circle(image, centre, radius // 5, RED, -1)
+
+
+def test_a_row_of_densely_written_seals_touching_is_no_line_of_red_text() -> None:
+    image = page(1700, 800)
+    for k in range(6):  # an award certificate's row of six seals, rims 15 px apart
+        densely_written(image, (160 + 275 * k, 400), 130)
+    assert len(centres(image)) == 6
+    # Each one's neighbours are inked as densely as a title's letters: the row is what tells.
+    no_rows = replace(DEFAULT_FIND, text_line=replace(DEFAULT_FIND.text_line, row_size_ratio=2.0))
+    assert find_seals(image, params=no_rows) == []
 
 
 def test_a_shape_with_inked_columns_beside_it_is_in_a_text_line_only_if_the_ink_stays_in_its_rows() -> None:

@@ -206,7 +206,7 @@ def test_a_rim_cut_through_its_characters_by_the_page_edge_has_no_whole_text_to_
 
 def test_the_hard_case_styles_are_drawn_only_by_name_so_that_seeds_keep_their_pages() -> None:
     rng = np.random.default_rng(4)
-    hard = {"joint", "licence", "bwscan", "dense"}
+    hard = {"joint", "licence", "bwscan", "dense", "row"}
     assert hard <= set(STYLE_NAMES)
     assert all(choose(rng, int(rng.integers(1, 4))).name not in hard for _ in range(2000))
 
@@ -224,6 +224,14 @@ def test_a_joint_notice_stamps_each_issuers_seal_over_its_neighbours() -> None:
         assert all(seal.shape == "round" for seal in page.seals)
         for before, after in zip(page.seals, page.seals[1:], strict=False):
             assert 0.05 <= _overlap(before, after) <= 0.6
+
+
+def test_a_row_of_seals_stands_side_by_side_rims_touching_or_nearly() -> None:
+    for seed in (1, 2, 3):
+        page = in_style("row", seed=seed, n_seals=3)
+        assert len(page.seals) == 3 and len({seal.rim_text for seal in page.seals}) == 3
+        for before, after in zip(page.seals, page.seals[1:], strict=False):
+            assert -0.15 <= _overlap(before, after) <= 0.0
 
 
 def test_a_licence_is_a_grey_copy_sealed_by_a_market_regulator() -> None:

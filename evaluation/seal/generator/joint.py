@@ -1,5 +1,6 @@
 """Joint notices (联合发文): an official document issued by two or three bodies together, their
-seals stamped over each other across the date.
+seals stamped over each other across the date; or, with `ROW` spacing, side by side, rims
+touching or nearly (an award given by several bodies: a row of seals over their names).
 
 The page is an official document (`official`: the red title, here naming every issuer, the
 document number, the red rule, black body text), signed by each issuer in a row above one
@@ -24,6 +25,8 @@ from .render import SealSpec
 # Centre distance of neighbouring seals, in the sum of their radii: below 1 they overlap (by
 # 10% to 55% of a diameter), as where one body stamps over the other's seal.
 OVERLAP = (0.45, 0.9)
+# ...or side by side (`draw`'s `spacing`): rims touching to a fifth of a radius apart.
+ROW = (1.0, 1.1)
 DROP = 0.25  # a neighbour's centre up or down by at most this share of the summed radii
 TILT_DEG = 15.0  # each seal stamped by hand, near upright
 SEAL_LIFT = 0.3  # the seals' centres above the date line, in radii: they cover the date
@@ -54,15 +57,19 @@ def _signatures(rng: np.random.Generator, canvas: Image.Image, issuers: list[str
 
 
 def _centres(
-    rng: np.random.Generator, specs: list[SealSpec], middle: tuple[float, float], width: int
+    rng: np.random.Generator,
+    specs: list[SealSpec],
+    middle: tuple[float, float],
+    width: int,
+    spacing: tuple[float, float],
 ) -> list[tuple[float, float]]:
-    """Seal centres in a row, each overlapping the one before it, the row centred on `middle`
-    and kept on the page."""
+    """Seal centres in a row, each `spacing` (in summed radii) from the one before it, the row
+    centred on `middle` and kept on the page."""
     radii = [max(spec.axes) for spec in specs]
     xs, ys = [0.0], [0.0]
     for before, after in zip(radii, radii[1:], strict=False):
         reach = before + after
-        xs.append(xs[-1] + reach * rng.uniform(*OVERLAP))
+        xs.append(xs[-1] + reach * rng.uniform(*spacing))
         ys.append(ys[-1] + reach * rng.uniform(-DROP, DROP))
     low = MARGIN * width + radii[0] - xs[0]
     high = (1.0 - MARGIN) * width - radii[-1] - xs[-1]
@@ -72,9 +79,13 @@ def _centres(
 
 
 def draw(
-    rng: np.random.Generator, size: tuple[int, int] | None, request: Request
+    rng: np.random.Generator,
+    size: tuple[int, int] | None,
+    request: Request,
+    spacing: tuple[float, float] = OVERLAP,
 ) -> tuple[Pixels, list[Stamp]]:
-    """A joint notice of `request.n_seals` issuers (one at least), each seal over the date."""
+    """A joint notice of `request.n_seals` issuers (one at least), each seal over the date,
+    neighbours `spacing` apart (`OVERLAP`, or `ROW`)."""
     width, height = sheet_size(rng, size)
     canvas = Image.fromarray(paper(rng, width, height))
     issuers = _issuers(rng, max(1, request.n_seals))
@@ -85,7 +96,7 @@ def draw(
     if request.n_seals == 0:
         return page, []
     specs = [fitted(official_spec(rng, name, request.shape), request.diameter) for name in issuers]
-    centres = _centres(rng, specs, middle, width)
+    centres = _centres(rng, specs, middle, width, spacing)
     stamps = [
         stamp_at(rng, page, spec, centre, float(rng.uniform(-TILT_DEG, TILT_DEG)))
         for spec, centre in zip(specs, centres, strict=True)

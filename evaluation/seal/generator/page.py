@@ -47,6 +47,7 @@ LAYOUTS: dict[Layout, Drawer] = {
     Layout.CROP: crop.draw,
     Layout.OFFICIAL: official.draw,
     Layout.JOINT: joint.draw,
+    Layout.ROW: partial(joint.draw, spacing=joint.ROW),
     Layout.LICENCE: licence.draw,
     Layout.DENSE: dense.draw,
 }

@@ -29,6 +29,7 @@ class Layout(Enum):
     CROP = "crop"  # one big seal filling the image
     OFFICIAL = "official"  # 红头文件: a large red title and rule, the issuer's seal over the date
     JOINT = "joint"  # a notice of two or three bodies, their seals stamped over each other
+    ROW = "row"  # the same, the seals side by side, rims touching or nearly
     LICENCE = "licence"  # 营业执照: a certificate, the authority's seal over the date
     DENSE = "dense"  # dense print and table rules, invoice ovals stamped across at any angle
 
@@ -67,6 +68,8 @@ STYLES = (
     Style("licence", 0.0, (Layout.LICENCE,), Capture.COPY),
     Style("bwscan", 0.0, (Layout.LICENCE, DOC), Capture.GREY_SCAN),
     Style("dense", 0.0, (Layout.DENSE,), Capture.SCAN),
+    # Seals side by side in a row, rims touching (the corpus's award certificates), by name only.
+    Style("row", 0.0, (Layout.ROW,), Capture.SCAN),
 )
 STYLE_NAMES = tuple(style.name for style in STYLES)
 SMALL_DIAMETER = (100.0, 140.0)  # px across a small seal in the image: a low-resolution scan

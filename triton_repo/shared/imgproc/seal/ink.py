@@ -75,6 +75,15 @@ def red_mask_hsv(hsv: Pixels, params: InkParams = DEFAULT_INK) -> Mask:
     return mask > 0
 
 
+def median_hue(hsv: Pixels, mask: Mask) -> float | None:
+    """The median hue of the `mask`ed pixels of an OpenCV HSV image, magenta counted below red
+    (negative) so that red ink's hues run on across zero; None where nothing is masked."""
+    hues = hsv[..., 0][mask].astype(np.int16)
+    if hues.size == 0:
+        return None
+    return float(np.median(np.where(hues > HUE_MAX // 2, hues - (HUE_MAX + 1), hues)))
+
+
 def red_mask(rgb: Pixels, params: InkParams = DEFAULT_INK) -> Mask:
     """Boolean HxW mask of red-ink pixels in an RGB image."""
     return red_mask_hsv(to_hsv(rgb), params)

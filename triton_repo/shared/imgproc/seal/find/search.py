@@ -24,7 +24,7 @@ from imgproc.arrays import Ints, Mask, Pixels, as_ints
 
 from ..fit import DEFAULT_FIT, FitParams, big_enough, crossing, distinct, hull_area, sheet_interior
 from ..fit.params import OverlapParams
-from ..ink import DEFAULT_INK, InkParams, is_grey, to_hsv
+from ..ink import DEFAULT_INK, InkParams, is_grey, median_hue, to_hsv
 from ..records import SealRegion, WorkingInk
 from .balance import white_balanced
 from .blobs import blob_contours, candidates, close_side
@@ -33,7 +33,7 @@ from .grey import long_lines, toner_mask
 from .paper import paper_mask
 from .params import DEFAULT_FIND, FindParams
 from .rules import rule_pixels
-from .textline import in_text_line
+from .textline import in_a_row, in_text_line
 
 _GROW = np.ones((3, 3), np.uint8)  # the ink grown a pixel: faint, speckled rings read as continuous
 
@@ -168,16 +168,22 @@ def _without_titles(
     seals: list[SealRegion], small: Mask, params: FindParams, fit: FitParams
 ) -> list[SealRegion]:
     """The seals that are no letter of a line of red text (`params.text_lines`). A seal whose
-    ring crosses another's is none: seals stamped over each other in a row have neighbours at
-    their height, as letters do, but letters do not cross."""
+    ring crosses another's, or that stands in a row of seals of its size, is none: seals
+    stamped over or beside each other have neighbours at their height, as letters do, but
+    letters are not rings of one size in a row (`textline.in_a_row`)."""
     if not params.text_lines:
         return seals
     return [
         r
         for r in seals
-        if any(crossing(r, other, fit.overlap) for other in seals if other is not r)
+        if any(_companions(r, other, params, fit) for other in seals if other is not r)
         or not in_text_line(r, small, params.text_line)
     ]
+
+
+def _companions(region: SealRegion, other: SealRegion, params: FindParams, fit: FitParams) -> bool:
+    """Whether two found seals are seals stamped over each other or side by side."""
+    return crossing(region, other, fit.overlap) or in_a_row(region, other, params.text_line)
 
 
 def _find_in_mask(mask: Mask, params: FindParams, fit: FitParams, sheet: Mask | None) -> list[SealRegion]:
@@ -208,6 +214,14 @@ def _grey_params(params: FindParams, fit: FitParams) -> tuple[FindParams, FitPar
     return replace(params, wide_coverage=grey.min_coverage, text_lines=False, lineless=grey.lineless), checks
 
 
+def _red(region: SealRegion, hsv: Pixels, mask: Mask, params: FindParams) -> bool:
+    """Whether a region's ink in the red mask is red, not orange or gold print
+    (`params.max_median_hue`)."""
+    x0, y0, x1, y1 = region.box
+    hue = median_hue(hsv[y0:y1, x0:x1], mask[y0:y1, x0:x1])
+    return hue is None or hue <= params.max_median_hue
+
+
 def find_on_page(
     rgb: Pixels,
     ink: InkParams = DEFAULT_INK,
@@ -223,7 +237,8 @@ def find_on_page(
     paper = paper_mask(hsv, params.paper)
     # Every mask of the page has its shape, so the sheet is shrunk to the working size once.
     sheet = None if paper is None else _working_mask(paper, params)[0]
-    found = _find_in_mask(finding_mask(hsv, ink, params.fringe), params, fit, sheet)
+    mask = finding_mask(hsv, ink, params.fringe)
+    found = [r for r in _find_in_mask(mask, params, fit, sheet) if _red(r, hsv, mask, params)]
     if params.grey_fallback and is_grey(hsv, ink):
         # A small seal on a black-and-white page is red but barely colours it: keep what the red
         # mask found, and add the grey seals.

@@ -5,16 +5,19 @@ closed ones (回, 国, 区, 中) pass for rectangles or ovals with writing insid
 alone; a character has neighbours: beside it, at its own height, more red ink that fills most
 of its rows and stays between its top and its bottom, as a line of text does. A rule (a red
 table line) fills few of its rows; a table's frame, a signature or other print runs on above
-or below it; neither passes for a neighbour.
+or below it; neither passes for a neighbour. Seals stamped side by side (an award given by
+several bodies: a row of two to six seals) have neighbours at their height too, inked as
+densely as a title's; but a title's letters are no rings of one size in a row (`in_a_row`).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from imgproc.arrays import Mask
 
-from ..records import Box, SealRegion
+from ..records import Box, Outline, SealRegion
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,13 @@ class TextLineParams:
     clearance: float = 0.2
     band: float = 0.5
     max_outside: float = 0.01
+    # Two round or oval seals are in a row when the smaller's short semi-axis is at least this
+    # share of the larger's and the gap between their outlines is at most `row_gap` of their
+    # mean short semi-axis: a certificate's row of six seals, rims touching, passed the text line's
+    # checks (its neighbours' columns 0.78-0.90 inked, real rim text being dense), and two of
+    # six were dropped for letters.
+    row_size_ratio: float = 0.8
+    row_gap: float = 0.5
 
 
 DEFAULT_TEXT_LINE = TextLineParams()
@@ -72,3 +82,14 @@ def in_text_line(region: SealRegion, mask: Mask, params: TextLineParams = DEFAUL
         (min(mask.shape[1], x1 + 1), min(mask.shape[1], x1 + reach)),
     )
     return any(_neighbour(mask, region.box, side, params) for side in sides)
+
+
+def in_a_row(region: Outline, other: Outline, params: TextLineParams = DEFAULT_TEXT_LINE) -> bool:
+    """Whether two found shapes are seals stamped side by side (or over each other): both round
+    or oval, of about one size, their outlines close (see `TextLineParams.row_size_ratio`)."""
+    if not (region.is_elliptic and other.is_elliptic):
+        return False
+    small, large = sorted((region.axes[1], other.axes[1]))
+    mean = (small + large) / 2.0
+    apart = math.dist(region.center, other.center)
+    return small >= params.row_size_ratio * large and apart <= (2.0 + params.row_gap) * mean

@@ -84,6 +84,12 @@ def interior_fill(fit: Outline, ink: Mask, params: FitParams) -> float:
     return np.count_nonzero(ink[y0:y1, x0:x1] & inside) / max(1, np.count_nonzero(inside))
 
 
+def fill_ok(fit: Outline, fill: float, params: FitParams) -> bool:
+    """Whether a fit's interior holds some ink but is not filled (a rectangle less so)."""
+    most = min(params.max_ink_fill, params.max_rect_fill) if fit.shape is Shape.RECT else params.max_ink_fill
+    return params.min_ink_fill <= fill <= most
+
+
 def shape_name(fit: Outline, params: FitParams) -> Shape:
     """rect, or round when the ellipse is nearly a circle, else oval."""
     if fit.shape is Shape.RECT:
@@ -132,7 +138,7 @@ def accept(
         shape_name(fit, params), fit.center, fit.axes, fit.angle_deg, box_of(fit, width, height), False, 0.0
     )
     fill = interior_fill(fit, ink, params)
-    if not params.min_ink_fill <= fill <= params.max_ink_fill:
+    if not fill_ok(fit, fill, params):
         return None
     inked, seen = coverage(region, thick, params, paper)
     if inked < needed or seen < params.min_visible_fraction or not thin_ring(region, ink, params, paper):
@@ -149,7 +155,7 @@ def accept_quad(
     reported as the rectangle around it, when its ink passes the checks; else None."""
     fit = as_fit(Shape.RECT, cv2.minAreaRect(quad.astype(np.float32)))
     fill = quad_fill(quad, ink, params.interior_scale)
-    if not plausible_size(fit, ink.shape, params) or not params.min_ink_fill <= fill <= params.max_ink_fill:
+    if not plausible_size(fit, ink.shape, params) or not fill_ok(fit, fill, params):
         return None
     band = max(1, round(params.border_band_fraction * fit.axes[1]))
     points = quad_outlines(quad, params.quad.samples, np.arange(band + 1, dtype=float))

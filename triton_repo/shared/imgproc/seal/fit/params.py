@@ -75,6 +75,11 @@ class FitParams:
     # Share of the interior that is ink: faint seals have little, an empty red ring none.
     min_ink_fill: float = 0.002
     max_ink_fill: float = 0.9  # ...and a filled red logo or blot nearly all
+    # ...and a rectangle's interior less than this: a red banner or box with white letters, a
+    # filled red shape (the corpus tuning part: such false rectangles 0.71-0.88). Round and
+    # oval seals keep `max_ink_fill`: an emblem in place of the star fills a ministry's seal
+    # past 0.7 (two of the tuning part's were lost at 0.7 for every shape).
+    max_rect_fill: float = 0.7
     # Share of the outline (moved inwards to where the ring is) on ink: a seal's ring is
     # nearly closed, a line of red text or a piece of a table is not.
     min_ellipse_coverage: float = 0.9
