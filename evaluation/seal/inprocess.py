@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from functools import cached_property
 from pathlib import Path
+from typing import TypeVar
 
 import onnxruntime as ort
 from google.protobuf import text_format
@@ -29,7 +30,7 @@ from imgproc.text import (
     rec_preprocess,
 )
 from imgproc.text.charset import load_charset
-from imgproc.text.lines import read_lines
+from imgproc.text.lines import TextLine, read_lines
 from tritonclient.grpc import model_config_pb2
 
 from evaluation.ocr import MODEL_FILE, onnx_session, run_session
@@ -37,7 +38,7 @@ from evaluation.seal.scoring import FoundSeal
 from evaluation.seal.seq2seq import SEQ2SEQ, OnnxSeq2Seq
 
 MODEL_REPOSITORY = Path("triton_repo/models")
-Line = tuple[str, float]
+T = TypeVar("T")
 
 
 class OnnxSealModels:
@@ -76,7 +77,7 @@ class OnnxSealModels:
         batch = rec_preprocess([three_channels(image) for image in images])
         return ctc_decode_chars(run_session(session, batch), charset, alternatives, frames)
 
-    async def read_lines(self, image: Pixels) -> list[Line]:
+    async def read_lines(self, image: Pixels) -> list[TextLine]:
         async def detect(tensor: Floats) -> Floats:
             return run_session(self.det, tensor)
 
@@ -124,9 +125,15 @@ class InProcessSeal:
         self.models = OnnxSealModels(model_repository, threads)
         self.words = seal_words(model_repository, self.config)
 
-    def page(self, image: bytes, expected: Sequence[str] = ()) -> PageReading:
-        """Every seal of an encoded page with its text, and the verdict on each expected name."""
-        return asyncio.run(read_page(decode_rgb(image), self.models, self.config, self.words, expected))
+    def page(self, image: bytes, expected: Sequence[str] = (), check_document: bool = False) -> PageReading:
+        """Every seal of an encoded page with its text, the verdict on each expected name, and,
+        where `check_document`, the seals checked against the parties the page names."""
+        rgb = decode_rgb(image)
+        return asyncio.run(read_page(rgb, self.models, self.config, self.words, expected, check_document))
+
+    def document(self, image: bytes) -> PageReading:
+        """A page's seals checked against the parties it names (`check=document`)."""
+        return self.page(image, check_document=True)
 
     def readings(self, image: bytes) -> list[SealReading]:
         """Every seal of an encoded page with its text."""
@@ -150,16 +157,40 @@ def _read_in_worker(image: bytes) -> list[FoundSeal]:
     return _WORKER.read_page(image)
 
 
-def read_pages(
-    seal: InProcessSeal, images: Iterable[bytes], jobs: int, threads: int = 1
-) -> Iterator[list[FoundSeal]]:
-    """Each page's answer, in order: in this process, or over `jobs` worker processes (each
-    with its own sessions and the same configuration) when `jobs` is more than one."""
-    if jobs <= 1:
-        yield from (seal.read_page(image) for image in images)
-        return
+def _document_in_worker(image: bytes) -> PageReading:
+    assert _WORKER is not None  # set by the pool's initializer
+    return _WORKER.document(image)
+
+
+def _in_workers(
+    seal: InProcessSeal, work: Callable[[bytes], T], images: Iterable[bytes], jobs: int, threads: int
+) -> Iterator[T]:
+    """`work` on each image, in order, over `jobs` worker processes (each with its own
+    sessions and the same configuration)."""
     context = multiprocessing.get_context("spawn")  # ONNX Runtime's threads do not survive fork
     with ProcessPoolExecutor(
         jobs, context, initializer=_start_worker, initargs=(threads, seal.config)
     ) as pool:
-        yield from pool.map(_read_in_worker, images)
+        yield from pool.map(work, images)
+
+
+def read_pages(
+    seal: InProcessSeal, images: Iterable[bytes], jobs: int, threads: int = 1
+) -> Iterator[list[FoundSeal]]:
+    """Each page's answer, in order: in this process, or over `jobs` worker processes when
+    `jobs` is more than one."""
+    if jobs <= 1:
+        yield from (seal.read_page(image) for image in images)
+        return
+    yield from _in_workers(seal, _read_in_worker, images, jobs, threads)
+
+
+def read_documents(
+    seal: InProcessSeal, images: Iterable[bytes], jobs: int, threads: int = 1
+) -> Iterator[PageReading]:
+    """Each page's seals checked against its parties, in order: in this process, or over
+    `jobs` worker processes when `jobs` is more than one."""
+    if jobs <= 1:
+        yield from (seal.document(image) for image in images)
+        return
+    yield from _in_workers(seal, _document_in_worker, images, jobs, threads)

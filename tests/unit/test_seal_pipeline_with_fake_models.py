@@ -17,6 +17,7 @@ from imgproc.seal.read import read_strip_lines as read_other_lines
 from imgproc.seal.records import Line, Readings, SealCrop, SealRegion, SealStrips, Shape, Strip
 from imgproc.seal.repair import Correct, as_read, corrected_line, repair_rim, seal_reading
 from imgproc.text import Decoded
+from imgproc.text.lines import TextLine
 
 CONFIG = replace(
     DEFAULT_CONFIG, read=replace(DEFAULT_CONFIG.read, recognisers=Recognisers("first", ("second", "third")))
@@ -55,11 +56,12 @@ class FakeModels:
         self.calls.append((model, len(images)))
         return [decoded(*self.table[model][int(i[0, 0])]) for i in images]
 
-    async def read_lines(self, image: np.ndarray) -> list[Line]:
+    async def read_lines(self, image: np.ndarray) -> list[TextLine]:
         self.calls.append(("read_lines", 1))
         if image.shape[1] < self.lines_wide:
             return []
-        return self.lines if image.flat[0] == 0 else self.lines[::-1]
+        lines = self.lines if image.flat[0] == 0 else self.lines[::-1]
+        return [TextLine(text, score, (0, 0, image.shape[1], image.shape[0])) for text, score in lines]
 
 
 def rim(models: FakeModels, *strips: Strip) -> Decoded | None:

@@ -1,33 +1,37 @@
 """A page in, every seal's text out: the stages in order, with the models behind one interface.
 
-    find -> fit -> cut -> locate -> unwrap -> read -> repair -> trust
+    find -> fit -> cut -> locate -> unwrap -> read -> repair -> trust (-> parties)
 
 The models are called through `SealModels`, whose methods are coroutines: the seal BLS
 implements it with Triton BLS requests (`async_exec`), the evaluation harness with ONNX
 Runtime in-process, the unit tests with fakes. The seals of a page are read concurrently,
 and so are the calls within a seal that do not wait on each other (a rim re-read by several
 recognisers, the arcs and the lines), which lets Triton overlap them (on a GPU, and on several
-model instances).
+model instances). Where the page is checked against the parties it names, its lines are read
+by the general OCR (`read_lines`) while its seals are found and read.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Protocol
 
 from imgproc.arrays import Floats, Pixels
 from imgproc.imaging import Refused
+from imgproc.text.lines import TextLine
 
 from .config import DEFAULT_CONFIG, SealConfig
 from .cut import cut_seal, surroundings
 from .find import find_on_page
 from .fit import crossing
 from .locate import locate_seal
+from .parties import SealSays, document_check, page_parties
 from .read import Readers, read_around, read_seal
-from .records import PageReading, SealCrop, SealEvidence, SealRegion, SealStrips
+from .records import DocumentCheck, PageReading, SealCrop, SealEvidence, SealRegion, SealStrips
 from .repair import repair_rim, seal_reading, wants_surroundings
-from .trust import page_reading, trusted
+from .trust import answered, name_scores, page_reading, trusted
 from .unwrap import unwrap_seal
 from .words import NO_WORDS, Words
 
@@ -98,9 +102,31 @@ async def read_page(
     config: SealConfig = DEFAULT_CONFIG,
     words: Words = NO_WORDS,
     expected: Sequence[str] = (),
+    check_document: bool = False,
 ) -> PageReading:
-    """Every seal on an RGB page with its text (none when there is none), and whether each
-    `expected` name is on it. Raises TooManySeals."""
+    """Every seal on an RGB page with its text (none when there is none), whether each
+    `expected` name is on it, and, where `check_document`, the seals checked against the
+    parties the page names (its lines read by the general OCR while the seals are found and
+    read). Raises TooManySeals."""
+    lines = asyncio.ensure_future(models.read_lines(rgb)) if check_document else None
+    await asyncio.sleep(0)  # the lines' first model call goes out before the CPU-bound find
+    try:
+        seals = await _read_seals(rgb, models, config, words)
+    except BaseException:
+        if lines is not None:
+            lines.cancel()
+        raise
+    page = page_reading(seals, expected, words, config.trust)
+    if lines is None:
+        return page
+    document = checked_document(await lines, answered(seals, config.trust), rgb.shape[0], config, words)
+    return replace(page, document=document)
+
+
+async def _read_seals(
+    rgb: Pixels, models: SealModels, config: SealConfig, words: Words
+) -> list[SealEvidence]:
+    """Every seal on the page, found, cut and read. Raises TooManySeals."""
     balanced, regions = find_on_page(rgb, config.ink, config.find, config.fit)
     # Refused before any is cut: cutting and the check of which seals cross (every pair) grow
     # with the seals found, and a page of a hundred would hold the model for nothing.
@@ -110,5 +136,25 @@ async def read_page(
             "(send the seals in parts)"
         )
     crops = _cut_seals(balanced, regions, config)
-    seals = await asyncio.gather(*(read_crop(crop, models, config, words) for crop in crops))
-    return page_reading(seals, expected, words, config.trust)
+    return list(await asyncio.gather(*(read_crop(crop, models, config, words) for crop in crops)))
+
+
+def checked_document(
+    lines: Sequence[TextLine],
+    seals: Sequence[SealEvidence],
+    page_height: int,
+    config: SealConfig = DEFAULT_CONFIG,
+    words: Words = NO_WORDS,
+) -> DocumentCheck:
+    """The page's seals (those its answer holds, in its order) checked against the parties its
+    lines name: each party's name scored on each seal as an expected name is."""
+    boxes = [seal.reading.region.box for seal in seals]
+    kind, parties = page_parties(lines, boxes, page_height, words.normalized, config.parties)
+    scores = name_scores([party.text for party in parties], seals, words, config.trust)
+    says = [_says(seal, words) for seal in seals]
+    return document_check(kind, parties, scores, says, config.trust.found_score, config.parties)
+
+
+def _says(seal: SealEvidence, words: Words) -> SealSays:
+    reading = seal.reading
+    return SealSays(words.normalized(reading.rim_text), reading.rim_score, tuple(reading.codes))

@@ -1,0 +1,53 @@
+"""The tunables of finding a page's parties and linking its seals to them (`parties`). Chosen
+on the real seal corpus's tuning part (`python -m evaluation.seal.document`), never on its
+held-out part."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PartiesParams:
+    """Where a label's value lies, what counts as near a seal, and how sure a link must be."""
+
+    # A value is beside its label when the two lines share at least this share of the shorter
+    # one's height (a form's row), and below it when its top lies within this many of the
+    # label's heights under the label's foot (a form's column: 名 称 over its value).
+    same_row: float = 0.5
+    below_rows: float = 1.5
+    # A value beside its label starts at most this many of the label's heights right of it
+    # (further right is the next column of the form).
+    beside_gap: float = 12.0
+    # An organisation name printed within this many of a seal's diameters of it (gap between
+    # the boxes) is a party of the page by its layout: an issuer signs under, over or beside
+    # its seal.
+    near_seal: float = 1.0
+    # ...and so is one printed in the page's head or foot (this share of its height): a
+    # letterhead, a receipt's bank, a certificate's issuer line under a seal left unfound.
+    head_share: float = 0.15
+    foot_share: float = 0.25
+    # An organisation name holds this many characters or more (公司 alone is a word of a
+    # sentence; 中南大学 is a name), and at most this many (a longer run is a sentence).
+    min_name_chars: int = 4
+    max_name_chars: int = 40
+    # A seal says a part of a party's printed name (its rim reads 中南大学 under 中南大学教务处)
+    # when that part holds at least this many characters; then the seal is the party's with
+    # the probability that its rim reads exactly (`SealReading.rim_score`).
+    min_part_chars: int = 4
+    # Two parties whose names are neither one within the other score within this much for one
+    # seal: the seal is linked to neither (a seal that says 中南大学 between two of its offices).
+    tie_margin: float = 0.05
+    # An invoice seal's tax ID read exactly as the seller's printed one, both passing their
+    # check characters, makes the seal the seller's with at least this probability: a wrong
+    # 18-character code passing the checks by chance is under one in 31 (GB 32100-2015), and
+    # the same as one printed beside it far rarer.
+    tax_id_score: float = 0.99
+    # An invoice's seal that is not the seller's is called another's (seller_seal_mismatch) only
+    # where its rim reads surely: the probability that it reads exactly (`trust`) at least
+    # this; else it may be the seller's seal misread (seller_seal_unread). On the tuning part
+    # the seller's own seal was read 酒吧崇川区 at 0.36.
+    sure_rim: float = 0.5
+
+
+DEFAULT_PARTIES = PartiesParams()
