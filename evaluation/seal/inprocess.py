@@ -12,6 +12,7 @@ import asyncio
 import multiprocessing
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TypeVar
@@ -21,8 +22,8 @@ from google.protobuf import text_format
 from imgproc.arrays import Floats, Pixels
 from imgproc.imaging import decode_rgb, three_channels
 from imgproc.seal.config import SealConfig, served_config
-from imgproc.seal.pipeline import read_page
-from imgproc.seal.records import PageReading, SealReading
+from imgproc.seal.pipeline import page_lines, read_lines_and_seals, read_page, read_seals
+from imgproc.seal.records import PageReading, SealEvidence, SealReading
 from imgproc.seal.words import Words, load_words
 from imgproc.text import (
     Decoded,
@@ -113,6 +114,16 @@ def found_seal(reading: SealReading) -> FoundSeal:
     return FoundSeal(region.box, region.shape.value, reading.rim_text, inner, tuple(reading.codes))
 
 
+@dataclass(frozen=True)
+class PageRead:
+    """A page's text lines and trusted seals, and its height: what its seals are checked
+    against its parties on (`pipeline.checked_page`)."""
+
+    lines: list[TextLine]
+    seals: list[SealEvidence]
+    height: int
+
+
 class InProcessSeal:
     """What the seal BLS answers, computed in this process: by default with the configuration
     the seal model serves (its config.pbtxt)."""
@@ -131,9 +142,21 @@ class InProcessSeal:
         rgb = decode_rgb(image)
         return asyncio.run(read_page(rgb, self.models, self.config, self.words, expected, check_document))
 
-    def document(self, image: bytes) -> PageReading:
-        """A page's seals checked against the parties it names (`check=document`)."""
-        return self.page(image, check_document=True)
+    def lines_and_seals(self, image: bytes) -> PageRead:
+        """What a page's seals are checked against its parties on (`check=document`): its lines
+        and its seals, read as the seal model reads them (`pipeline.read_lines_and_seals`)."""
+        rgb = decode_rgb(image)
+        lines, seals = asyncio.run(read_lines_and_seals(rgb, self.models, self.config, self.words))
+        return PageRead(lines, seals, rgb.shape[0])
+
+    def lines_only(self, image: bytes) -> list[TextLine]:
+        """A page's lines as `lines_and_seals` reads them (without its red ink)."""
+        return asyncio.run(page_lines(decode_rgb(image), self.models, self.config))
+
+    def seals_only(self, image: bytes) -> tuple[list[SealEvidence], int]:
+        """A page's seals as `lines_and_seals` reads them, and the page's height."""
+        rgb = decode_rgb(image)
+        return asyncio.run(read_seals(rgb, self.models, self.config, self.words)), rgb.shape[0]
 
     def readings(self, image: bytes) -> list[SealReading]:
         """Every seal of an encoded page with its text."""
@@ -157,9 +180,9 @@ def _read_in_worker(image: bytes) -> list[FoundSeal]:
     return _WORKER.read_page(image)
 
 
-def _document_in_worker(image: bytes) -> PageReading:
+def _lines_and_seals_in_worker(image: bytes) -> PageRead:
     assert _WORKER is not None  # set by the pool's initializer
-    return _WORKER.document(image)
+    return _WORKER.lines_and_seals(image)
 
 
 def _in_workers(
@@ -185,12 +208,12 @@ def read_pages(
     yield from _in_workers(seal, _read_in_worker, images, jobs, threads)
 
 
-def read_documents(
+def read_lines_and_seals_of(
     seal: InProcessSeal, images: Iterable[bytes], jobs: int, threads: int = 1
-) -> Iterator[PageReading]:
-    """Each page's seals checked against its parties, in order: in this process, or over
-    `jobs` worker processes when `jobs` is more than one."""
+) -> Iterator[PageRead]:
+    """Each page's lines and seals, in order: in this process, or over `jobs` worker processes
+    when `jobs` is more than one."""
     if jobs <= 1:
-        yield from (seal.document(image) for image in images)
+        yield from (seal.lines_and_seals(image) for image in images)
         return
-    yield from _in_workers(seal, _document_in_worker, images, jobs, threads)
+    yield from _in_workers(seal, _lines_and_seals_in_worker, images, jobs, threads)

@@ -61,6 +61,11 @@ def stamped(page: Pixels, seal: Pixels, box: Box) -> Pixels:
     return out
 
 
+def as_png(rgb: Pixels) -> bytes:
+    """An RGB page encoded as PNG (lossless: the stamp is read as it was stamped)."""
+    return bytes(cv2.imencode(".png", cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR))[1].tobytes())
+
+
 def _grown(box: Box, by: float, width: int, height: int) -> Box:
     """`box` grown by `by` of its size on every side, within the page."""
     x0, y0, x1, y1 = box
@@ -86,7 +91,7 @@ def swapped(target: TruthPage, donor: TruthPage) -> TruthPage | None:
     page = decode_rgb(blank.image)
     landing = _grown(own.box, STAMP_MARGIN, page.shape[1], page.shape[0])
     rgb = stamped(page, _lifted(donor, theirs.box), landing)
-    encoded = cv2.imencode(".png", cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR))[1].tobytes()
+    encoded = as_png(rgb)
     name = f"{target.name} stamped with {donor.name}'s seller seal"
     seal = TruthSeal(own.box, theirs.shape, theirs.rim_text, theirs.inner_texts, theirs.codes)
     return TruthPage(

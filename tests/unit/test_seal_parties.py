@@ -133,24 +133,24 @@ BUYER = Party("buyer", "北京某某科技有限公司", (0, 0, 1, 1), "label")
 
 def test_a_seal_is_linked_to_the_party_whose_name_its_frames_support() -> None:
     scores, full = party_scores([0.97, 0.01], says("上海滴滴畅行科技有限公司"), [SELLER, BUYER], FOUND)
-    link = linked(scores, full, [SELLER, BUYER], FOUND)
+    link = linked(scores, full, [SELLER, BUYER], SEAL, FOUND)
     assert link is not None and (link.index, link.role) == (0, "seller")
 
 
 def test_a_seal_of_another_organisation_is_linked_to_none() -> None:
     scores, full = party_scores([0.02, 0.01], says("杭州某某有限公司"), [SELLER, BUYER], FOUND)
-    assert linked(scores, full, [SELLER, BUYER], FOUND) is None
+    assert linked(scores, full, [SELLER, BUYER], SEAL, FOUND) is None
 
 
 def test_a_tax_id_decides_where_the_name_was_misread_and_a_differing_one_unlinks() -> None:
     scores, full = party_scores(
         [0.2, 0.0], says("上海滴滴畅行科枝", 0.3, (SELLER_ID,)), [SELLER, BUYER], FOUND
     )
-    assert linked(scores, full, [SELLER, BUYER], FOUND) is not None
+    assert linked(scores, full, [SELLER, BUYER], SEAL, FOUND) is not None
     scores, full = party_scores(
         [0.9, 0.0], says("上海滴滴畅行科技有限公司", 0.9, (OTHER_ID,)), [SELLER, BUYER], FOUND
     )
-    assert linked(scores, full, [SELLER, BUYER], FOUND) is None
+    assert linked(scores, full, [SELLER, BUYER], SEAL, FOUND) is None
 
 
 def test_a_rim_that_is_part_of_two_names_links_to_neither() -> None:
@@ -160,9 +160,9 @@ def test_a_rim_that_is_part_of_two_names_links_to_neither() -> None:
     ]
     scores, full = party_scores([0.0, 0.0], says("中南大学", 0.95), offices, FOUND)
     assert scores == [0.95, 0.95] and full == [False, False]
-    assert linked(scores, full, offices, FOUND) is None
+    assert linked(scores, full, offices, SEAL, FOUND) is None
     scores, full = party_scores([0.0], says("中南大学", 0.95), offices[:1], FOUND)
-    assert linked(scores, full, offices[:1], FOUND) is not None
+    assert linked(scores, full, offices[:1], SEAL, FOUND) is not None
 
 
 def test_of_two_names_one_within_the_other_the_longer_is_linked() -> None:
@@ -171,14 +171,16 @@ def test_of_two_names_one_within_the_other_the_longer_is_linked() -> None:
         Party("named", "中国工商银行股份有限公司", (0, 0, 1, 1), "layout"),
     ]
     scores, full = party_scores([0.99, 0.98], says("中国工商银行股份有限公司"), bank, FOUND)
-    link = linked(scores, full, bank, FOUND)
+    link = linked(scores, full, bank, SEAL, FOUND)
     assert link is not None and link.index == 1
 
 
 def check(
     kind: str, found: list[Party], scores: list[list[float]], rims: list[str], sure: float = 0.9
 ) -> tuple[str, list[str]]:
-    document = document_check(kind, found, scores, [says(rim, sure) for rim in rims], FOUND)
+    document = document_check(
+        kind, found, scores, [says(rim, sure) for rim in rims], [SEAL] * len(rims), FOUND
+    )
     return document.verdict, document.reasons
 
 
@@ -198,7 +200,7 @@ def test_a_seal_read_unsurely_is_not_called_anothers() -> None:
     assert verdict == "seller_seal_unread" and "0.36" in reasons[0]
     # ...unless its own tax ID, read as a true one, differs from the seller's.
     document = document_check(
-        "invoice", [SELLER, BUYER], [[0.01, 0.0]], [says("酒吧", 0.36, (OTHER_ID,))], FOUND
+        "invoice", [SELLER, BUYER], [[0.01, 0.0]], [says("酒吧", 0.36, (OTHER_ID,))], [SEAL], FOUND
     )
     assert document.verdict == "seller_seal_mismatch"
 
@@ -217,3 +219,22 @@ def test_other_pages_say_whether_a_seal_is_a_named_partys() -> None:
     assert check("certificate", [issuer], [[0.9]], ["上海市教育委员会"])[0] == "sealed_by_party"
     assert check("certificate", [issuer], [[0.1]], ["北京大学"])[0] == "no_party_seal"
     assert check("other", [], [[]], ["北京大学"])[0] == "no_parties"
+
+
+def test_a_name_misread_under_its_seal_still_matches_the_seals_rim() -> None:
+    printed = Party("issuer", "人资源和社会保障局", (600, 650, 800, 690), "layout")  # 力 lost under the ink
+    scores, full = party_scores([0.0], says("上海市人力资源和社会保障局", 0.96), [printed], FOUND)
+    assert scores == [0.96] and full == [False]
+    assert linked(scores, full, [printed], SEAL, FOUND) is not None
+    assert party_scores([0.0], says("上海市人力资源和社会保障厅"), [printed], FOUND)[0] == [
+        0.9
+    ]  # one edit in 9
+    assert party_scores([0.0], says("上海市教育委员会"), [printed], FOUND)[0] == [0.0]
+
+
+def test_of_two_names_a_seal_supports_the_one_printed_by_it_is_linked() -> None:
+    near = Party("issuer", "教育委员会", (620, 640, 780, 680), "layout")
+    far = Party("issuer", "上海市委", (100, 100, 300, 140), "layout")
+    scores, full = party_scores([1.0, 0.98], says("上海市教育委员会"), [near, far], FOUND)
+    link = linked(scores, full, [near, far], SEAL, FOUND)
+    assert link is not None and link.index == 0

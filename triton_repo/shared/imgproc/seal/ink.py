@@ -80,6 +80,15 @@ def red_mask(rgb: Pixels, params: InkParams = DEFAULT_INK) -> Mask:
     return red_mask_hsv(to_hsv(rgb), params)
 
 
+def without_ink(rgb: Pixels, params: InkParams = DEFAULT_INK) -> Pixels:
+    """The RGB image with its red ink made white: what a page's reader reads of the black print
+    a seal is stamped over (an issuer's name under its seal), which red strokes through it
+    break into other characters. Black print crossed by ink stays: it is dark, not red."""
+    clean = rgb.copy()
+    clean[red_mask(rgb, params)] = WHITE
+    return clean
+
+
 def is_grey(hsv: Pixels, params: InkParams = DEFAULT_INK) -> bool:
     """Whether an OpenCV HSV image has (almost) no colour: a photocopy or a grey scan."""
     grid = np.ascontiguousarray(hsv[:: params.grey_stride, :: params.grey_stride])

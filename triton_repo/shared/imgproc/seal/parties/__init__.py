@@ -20,6 +20,7 @@ from imgproc.text.lines import TextLine
 from ..records import Box, DocumentCheck, Party
 from .find import document_kind, find_parties
 from .link import SealSays, linked, party_scores
+from .names import SUPERVISION
 from .params import DEFAULT_PARTIES, PartiesParams
 from .verdict import verdict
 
@@ -45,15 +46,18 @@ def document_check(
     parties: Sequence[Party],
     name_scores: Sequence[Sequence[float]],
     seals: Sequence[SealSays],
+    boxes: Sequence[Box],
     found_score: float,
     params: PartiesParams = DEFAULT_PARTIES,
 ) -> DocumentCheck:
-    """Each seal linked to the party it is (`name_scores[seal][party]`: its frames' support
-    for the party's name, scored as an expected name is; linked from `found_score`), and
-    the page's verdict."""
+    """Each seal (at `boxes`, page pixels) linked to the party it is (`name_scores[seal][party]`:
+    its frames' support for the party's name, scored as an expected name is; linked from
+    `found_score`), and the page's verdict."""
     links = []
-    for scores, seal in zip(name_scores, seals, strict=True):
+    for scores, seal, box in zip(name_scores, seals, boxes, strict=True):
         probabilities, full = party_scores(scores, seal, parties, found_score, params)
-        links.append(linked(probabilities, full, parties, found_score, params))
+        form = SUPERVISION in seal.rim  # the form's own seal: its inner line is printed as a party
+        link = None if form else linked(probabilities, full, parties, box, found_score, params)
+        links.append(link)
     word, reasons = verdict(kind, parties, links, seals, params)
     return DocumentCheck(kind, list(parties), links, word, reasons)

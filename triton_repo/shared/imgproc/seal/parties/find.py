@@ -10,11 +10,14 @@ from dataclasses import dataclass, replace
 
 from imgproc.text.lines import TextLine
 
+from ..codes import passes_checks
 from ..records import Box, Party
-from .layout import head_or_foot, left_of_row, near_seal, row_overlap, under, value_line
+from .layout import head_or_foot, left_of_row, near_seal, row_overlap, under, under_seal, value_line
 from .names import (
+    ASIDE,
     CERTIFICATE_TITLES,
     CONTRACT_TITLES,
+    DATE_CHARS,
     INVOICE_ROLES,
     INVOICE_TITLES,
     LABEL_TAIL,
@@ -87,17 +90,31 @@ def parse_label(text: str) -> Label | None:
 
 
 def organisation(text: str, params: PartiesParams = DEFAULT_PARTIES) -> str | None:
-    """The organisation's name a text holds, from a run's start to an organisation's last
-    word (上海市教育委员会 of 上海市教育委员会2019年5月), or None."""
+    """The organisation's name a text holds: a run that ends with an organisation's last word,
+    or does before a date (上海市教育委员会 of 上海市教育委员会2019年5月); None where none
+    does (上海市大学生节能减排 is no 上海市大学)."""
     runs: list[str] = NAME_RUN.findall(text)
     for run in runs:
-        run = run.lstrip("0123456789")
+        run = run.lstrip(DATE_CHARS)
         ends = [run.rfind(word) + len(word) for word in ORG_ENDINGS if word in run]
         end = max(ends, default=0)
-        name = run[:end]
-        if params.min_name_chars <= len(name) <= params.max_name_chars and not _field(name):
+        name, rest = run[:end], run[end:]
+        if rest and not rest.startswith(tuple(DATE_CHARS)):
+            continue
+        long_enough = params.min_name_chars <= len(name) <= params.max_name_chars
+        if long_enough and name not in ORG_ENDINGS and not _field(name):
             return name
     return None
+
+
+def under_seal_text(text: str, params: PartiesParams = DEFAULT_PARTIES) -> str | None:
+    """The longest run of a line printed under a seal, where it may be a name: the page's
+    reader misreads what red ink covers (教赢部考试中 for 教育部考试中心), so such a line is
+    a party by its place, and its seal is linked to it where the seal's rim reads it but for
+    a few characters (`link.reads_part`)."""
+    runs = sorted((run for run in NAME_RUN.findall(text) if sum(c.isdigit() for c in run) < 2), key=len)
+    name = runs[-1] if runs else ""
+    return name if params.min_name_chars <= len(name) <= params.max_name_chars and not _field(name) else None
 
 
 def _field(text: str) -> bool:
@@ -113,7 +130,14 @@ def labelled_value(label: Label, params: PartiesParams = DEFAULT_PARTIES) -> str
     if name is not None or not label.closed:
         return name
     runs: list[str] = NAME_RUN.findall(value)
-    return runs[0] if runs and len(runs[0]) >= 2 and not _field(runs[0]) else None
+    bare = ASIDE.sub("", runs[0]) if runs else ""  # 销售方（章）: the label's aside, no name
+    return runs[0] if len(bare) >= 2 and not _field(runs[0]) else None
+
+
+def is_tax_id(code: str) -> bool:
+    """Whether a code is a tax ID by its form: one that passes its check characters, or a tax
+    number of 15 or 20 characters (a bank account's 19 digits is none)."""
+    return passes_checks(code) or len(code) in (15, 20)
 
 
 def _tax_id(text: str) -> str | None:
@@ -176,7 +200,7 @@ def _over_tax_ids(
     known = {item.text for item in named}
     for i, line in enumerate(lines):
         code = _tax_id(line.text)
-        if code is None or any(code == item.tax_id for item in found):
+        if code is None or not is_tax_id(code) or any(code == item.tax_id for item in found):
             continue
         over = [
             (distance, j)
@@ -258,13 +282,17 @@ def _by_layout(
     role: str,
     params: PartiesParams,
 ) -> list[Party]:
-    """Organisation names printed near a seal or in the page's head or foot."""
+    """Organisation names printed near a seal or in the page's head or foot, and what may be
+    one under a seal (`under_seal_text`)."""
     found = []
     for i, line in enumerate(lines):
-        name = None if i in used or _field(line.text.split(":", 1)[0]) else organisation(line.text, params)
-        if name is not None and (
-            near_seal(line.box, seals, params) or head_or_foot(line.box, page_height, params)
-        ):
+        if i in used or _field(line.text.split(":", 1)[0]):
+            continue
+        name = organisation(line.text, params)
+        if name is None and under_seal(line.box, seals):
+            name = under_seal_text(line.text, params)
+        placed = near_seal(line.box, seals, params) or head_or_foot(line.box, page_height, params)
+        if name is not None and placed:
             found.append(Party(role, name, line.box, "layout"))
     return found
 
@@ -283,7 +311,9 @@ def find_parties(
     named = _labelled(lines, labels, params)
     if kind == "invoice":
         used = set(labels) | {i for item in named for i in item.lines}
-        named = _with_roles(named + _over_tax_ids(lines, used, named, params), lines, params)
+        unread = len({item.role for item in named} & set(INVOICE_ROLES)) < len(INVOICE_ROLES)
+        extra = _over_tax_ids(lines, used, named, params) if unread else []
+        named = _with_roles(named + extra, lines, params)
     else:  # an invoice's bare 名称 is a product's name elsewhere (a contract's goods)
         named = [item for item in named if item.role is not None]
     taxes = _tax_ids(lines, labels, named, params)

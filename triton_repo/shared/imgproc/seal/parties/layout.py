@@ -80,6 +80,12 @@ def near_seal(box: Box, seals: Sequence[Box], params: PartiesParams = DEFAULT_PA
     )
 
 
+def under_seal(box: Box, seals: Sequence[Box]) -> bool:
+    """Whether a line lies under a seal (the boxes overlap): the issuer's name a seal is
+    stamped over."""
+    return any(gap(box, seal) == 0 for seal in seals)
+
+
 def head_or_foot(box: Box, page_height: int, params: PartiesParams = DEFAULT_PARTIES) -> bool:
     """Whether a line lies in the page's head or foot."""
     return box[3] <= params.head_share * page_height or box[1] >= (1 - params.foot_share) * page_height

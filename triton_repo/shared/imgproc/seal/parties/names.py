@@ -26,9 +26,8 @@ NAME_LABELS = ("名称", "称:")
 TAX_LABELS = ("统一社会信用代码/纳税人识别号", "统一社会信用代码", "纳税人识别号", "纳税人登记号")
 # What may stand between a label and its value: a parenthesis (甲方（盖章）, 甲方(签章)), the
 # label's own tail (销售方名称) and a colon.
-LABEL_TAIL = re.compile(
-    r"^(?:[(（][^()（）]{0,6}[)）])?(?:名称|单位名称|信息)?(?:[(（][^()（）]{0,6}[)）])?[:：]?"
-)
+ASIDE = re.compile(r"[(（][^()（）]{0,6}[)）]")  # (盖章), (签章), (甲方), (章)
+LABEL_TAIL = re.compile(rf"^(?:{ASIDE.pattern})?(?:名称|单位名称|信息)?(?:{ASIDE.pattern})?[:：]?")
 TAX_ID = re.compile(r"[0-9A-Z]{15,20}")
 # The last words of an organisation's name, longest first where one ends another.
 ORG_ENDINGS = (
@@ -72,6 +71,7 @@ ORG_ENDINGS = (
     "酒吧",
     "加油站",
     "工作室",
+    "大赛",  # a contest's seal says its name, its printed issuer adds 组委会
     "教务处",
     "局",
     "厅",
@@ -82,6 +82,7 @@ ORG_ENDINGS = (
     "厂",
     "馆",
 )
+DATE_CHARS = "0123456789〇零二"  # how a date starts (2019年, 二〇一九年): it may follow a name
 # A name is a run of these: CJK characters, letters and digits, brackets (同方知网（北京）), and
 # the marks names carry (四、六级, “中国软件杯”); a colon, a comma or a full stop ends it.
 NAME_RUN = re.compile(r"[\u4e00-\u9fffA-Za-z0-9()（）、“”\"·&]+")
@@ -130,4 +131,6 @@ CERTIFICATE_TITLES = (
     "表彰",
     "特发此证",
 )
+# An invoice form's printed supervision seal (全国统一发票监制章) says this: it is no party's.
+SUPERVISION = "监制"
 TITLE_CHARS = 24  # a title is a short line; a sentence may mention 发票 or 合同 in passing

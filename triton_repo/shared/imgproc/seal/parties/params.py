@@ -31,10 +31,15 @@ class PartiesParams:
     # sentence; 中南大学 is a name), and at most this many (a longer run is a sentence).
     min_name_chars: int = 4
     max_name_chars: int = 40
-    # A seal says a part of a party's printed name (its rim reads 中南大学 under 中南大学教务处)
-    # when that part holds at least this many characters; then the seal is the party's with
-    # the probability that its rim reads exactly (`SealReading.rim_score`).
+    # A seal's rim and a party's printed name are one within the other (a rim 中南大学 under
+    # 中南大学教务处; a printed 中国工商银行 under a rim 中国工商银行股份有限公司) when the
+    # shorter holds at least this many characters; then the seal is the party's with the
+    # probability that its rim reads exactly (`SealReading.rim_score`).
     min_part_chars: int = 4
+    # ...or reads it but for this share of the shorter's characters (rounded down): the page's
+    # reader misreads a name a seal is stamped over (人资源 for 人力资源), the seal's reader a
+    # faded character, and a seal leaves out what its printed name adds (组委会).
+    part_edits: float = 0.25
     # Two parties whose names are neither one within the other score within this much for one
     # seal: the seal is linked to neither (a seal that says 中南大学 between two of its offices).
     tie_margin: float = 0.05

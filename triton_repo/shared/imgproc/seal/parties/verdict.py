@@ -8,9 +8,8 @@ from collections.abc import Sequence
 
 from ..records import Party, PartyLink
 from .link import SealSays, tax_id_agrees
+from .names import SUPERVISION
 from .params import DEFAULT_PARTIES, PartiesParams
-
-SUPERVISION = "监制"  # an invoice form's printed supervision seal (全国统一发票监制章): no party's
 
 
 def _seal_name(rim: str) -> str:
