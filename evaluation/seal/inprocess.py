@@ -22,7 +22,7 @@ from google.protobuf import text_format
 from imgproc.arrays import Floats, Pixels
 from imgproc.imaging import decode_rgb, three_channels
 from imgproc.seal.config import SealConfig, served_config
-from imgproc.seal.pipeline import page_lines, read_lines_and_seals, read_page, read_seals
+from imgproc.seal.pipeline import page_lines, read_lines_and_seals, read_page, read_page_seals
 from imgproc.seal.records import PageReading, SealEvidence, SealReading
 from imgproc.seal.words import Words, load_words
 from imgproc.text import (
@@ -156,7 +156,7 @@ class InProcessSeal:
     def seals_only(self, image: bytes) -> tuple[list[SealEvidence], int]:
         """A page's seals as `lines_and_seals` reads them, and the page's height."""
         rgb = decode_rgb(image)
-        return asyncio.run(read_seals(rgb, self.models, self.config, self.words)), rgb.shape[0]
+        return asyncio.run(read_page_seals(rgb, self.models, self.config, self.words)), rgb.shape[0]
 
     def readings(self, image: bytes) -> list[SealReading]:
         """Every seal of an encoded page with its text."""

@@ -110,7 +110,7 @@ async def read_page(
     parties the page names (its lines read by the general OCR while the seals are found and
     read). Raises TooManySeals."""
     if not check_document:
-        return page_reading(await read_seals(rgb, models, config, words), expected, words, config.trust)
+        return page_reading(await read_page_seals(rgb, models, config, words), expected, words, config.trust)
     lines, seals = await read_lines_and_seals(rgb, models, config, words)
     return checked_page(lines, seals, rgb.shape[0], config, words, expected)
 
@@ -124,7 +124,7 @@ async def read_lines_and_seals(
     lines = asyncio.ensure_future(page_lines(rgb, models, config))
     await asyncio.sleep(0)  # the lines' first model call goes out before the find
     try:
-        seals = await read_seals(rgb, models, config, words)
+        seals = await read_page_seals(rgb, models, config, words)
     except BaseException:
         lines.cancel()
         raise
@@ -138,7 +138,7 @@ async def page_lines(rgb: Pixels, models: SealModels, config: SealConfig = DEFAU
     return await models.read_lines(without_ink(rgb, config.ink))
 
 
-async def read_seals(
+async def read_page_seals(
     rgb: Pixels, models: SealModels, config: SealConfig = DEFAULT_CONFIG, words: Words = NO_WORDS
 ) -> list[SealEvidence]:
     """Every seal on the page, found, cut and read, with what names are checked on. Raises
