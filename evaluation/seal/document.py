@@ -153,10 +153,11 @@ def owned_pages(part: str) -> list[TruthPage]:
 def cache_keys(image: bytes, config: SealConfig) -> tuple[str, str]:
     """A page's names in the cache: its seals' (its bytes and the reader's configuration but
     the parties': tuning the party rules reads no page again) and its lines' (its bytes and
-    what red ink is, which is taken out before they are read)."""
+    what seal ink is taken out before they are read)."""
     reader = [getattr(config, part.name) for part in fields(config) if part.name != "parties"]
     seals = hashlib.sha256(image + repr(reader).encode()).hexdigest()[:32]
-    lines = hashlib.sha256(image + f"lines without {config.ink!r}".encode()).hexdigest()[:32]
+    ink = (config.ink, config.parties.ink_out_saturation)
+    lines = hashlib.sha256(image + f"lines without {ink!r}".encode()).hexdigest()[:32]
     return seals, lines
 
 
