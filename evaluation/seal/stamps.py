@@ -1,10 +1,10 @@
 """EVALUATION: invoices stamped with another seller's seal, the negatives of the document check.
 
-A seller's seal is lifted from one invoice (the red ink inside its labelled box, over the
-paper it lay on) and stamped onto another seller's invoice where that invoice's own seal was,
-the page's own seals painted out first (`dataset.without_seals`). The seal is then a real
-seal, read as any other, on a real invoice that names someone else: the check must say that
-the seal is not the seller's.
+A seller's seal is lifted from one invoice (the pixels inside its labelled box that the reader
+takes for red ink, in their own colour) and stamped onto another seller's invoice where that
+invoice's own seal was, the page's own seals painted out first (`dataset.without_seals`). The
+seal is then a real seal, read as any other, on a real invoice that names someone else: the
+check must say that the seal is not the seller's.
 """
 
 from __future__ import annotations
@@ -12,29 +12,18 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 import cv2
-import numpy as np
-from imgproc.arrays import Floats, Pixels, as_pixels
+from imgproc.arrays import Pixels, as_pixels
 from imgproc.imaging import decode_rgb
+from imgproc.seal.ink import red_mask
 
 from evaluation.seal.dataset import Box, TruthPage, TruthSeal, without_seals
 
-# Red ink is where red exceeds the larger of green and blue: by INK_FROM or less it is paper
-# (or black print, which stays behind), by INK_FROM + INK_RANGE or more it is ink.
-INK_FROM, INK_RANGE = 10.0, 30.0
 STAMP_MARGIN = 0.15  # of a seal's box, taken round it when it is lifted, and given where it lands
 
 
 def seller_seal(page: TruthPage) -> TruthSeal | None:
     """The page's seal whose owner is its seller, where its labels say so."""
     return next((s for s in page.seals if s.owner is not None and s.owner.role == "seller"), None)
-
-
-def ink_alpha(rgb: Pixels) -> Floats:
-    """How much of each pixel is red ink, 0 to 1."""
-    pixels = rgb.astype(np.float32)
-    redness = pixels[..., 0] - np.maximum(pixels[..., 1], pixels[..., 2])
-    alpha: Floats = np.clip((redness - INK_FROM) / INK_RANGE, 0.0, 1.0)
-    return alpha
 
 
 def stamped(page: Pixels, seal: Pixels, box: Box) -> Pixels:
@@ -52,12 +41,9 @@ def stamped(page: Pixels, seal: Pixels, box: Box) -> Pixels:
     if px1 <= px0 or py1 <= py0:
         return out
     piece = ink[py0 - top : py1 - top, px0 - left : px1 - left]
-    # Ink on paper filters the light: the stamp darkens the page as it darkened its own paper.
-    paper = np.maximum(np.median(ink.reshape(-1, 3), axis=0), 1.0)
-    filtered = np.clip(piece.astype(np.float32) / paper, 0.0, 1.0)
-    alpha = ink_alpha(piece)[..., None]
-    under = out[py0:py1, px0:px1].astype(np.float32)
-    out[py0:py1, px0:px1] = np.clip(under * (1 - alpha + alpha * filtered), 0, 255).astype(np.uint8)
+    # The pixels the reader itself takes for red ink are lifted, in their own colour.
+    lifted = red_mask(piece)
+    out[py0:py1, px0:px1][lifted] = piece[lifted]
     return out
 
 
