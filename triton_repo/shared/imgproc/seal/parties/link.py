@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from ..codes import passes_checks
 from ..records import Box, Party, PartyLink
 from .layout import near_seal
+from .names import NAME_MARKS
 from .params import DEFAULT_PARTIES, PartiesParams
 
 
@@ -49,11 +50,16 @@ def part_edits(short: str, long: str) -> int:
     return min(row)
 
 
+def _bare(text: str) -> str:
+    """A name without the marks it may carry (“中国软件杯”): a seal's rim leaves them out."""
+    return "".join(char for char in text if char not in NAME_MARKS)
+
+
 def reads_part(rim: str, name: str, params: PartiesParams = DEFAULT_PARTIES) -> bool:
     """Whether a seal's rim and a printed name are one within the other, but for a share of
     the shorter's characters (the page's reader misreads a name a seal is stamped over: 人资源
     for 人力资源; a seal leaves out 组委会)."""
-    short, long = sorted((rim, name), key=len)
+    short, long = sorted((_bare(rim), _bare(name)), key=len)
     if len(short) < params.min_part_chars:
         return False
     return part_edits(short, long) <= int(params.part_edits * len(short))

@@ -83,9 +83,10 @@ ORG_ENDINGS = (
     "馆",
 )
 DATE_CHARS = "0123456789〇零二"  # how a date starts (2019年, 二〇一九年): it may follow a name
+NAME_MARKS = '()（）、“”"·&'  # what a name may carry besides characters, letters and digits
 # A name is a run of these: CJK characters, letters and digits, brackets (同方知网（北京）), and
 # the marks names carry (四、六级, “中国软件杯”); a colon, a comma or a full stop ends it.
-NAME_RUN = re.compile(r"[\u4e00-\u9fffA-Za-z0-9()（）、“”\"·&]+")
+NAME_RUN = re.compile(rf"[\u4e00-\u9fffA-Za-z0-9{re.escape(NAME_MARKS)}]+")
 # Words that say a run is not a name but a sentence or a field (之日起, 盖章, 地址).
 NOT_NAMES = (
     "盖章",

@@ -44,7 +44,9 @@ class PartiesParams:
     # ...or reads it but for this share of the shorter's characters (rounded down): the page's
     # reader misreads a name a seal is stamped over (人资源 for 人力资源), the seal's reader a
     # faded character, and a seal leaves out what its printed name adds (组委会).
-    part_edits: float = 0.25
+    # At 0.25 a four-character piece of a line under a seal matched a rim with one change
+    # (城学区办 a seal of 闵行区...教育委员会's); at 0.2 such a piece must match exactly.
+    part_edits: float = 0.2
     # Two parties whose names are neither one within the other score within this much for one
     # seal: the seal is linked to neither (a seal that says 中南大学 between two of its offices).
     tie_margin: float = 0.05
