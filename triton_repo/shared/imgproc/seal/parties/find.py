@@ -12,7 +12,16 @@ from imgproc.text.lines import TextLine
 
 from ..codes import passes_checks
 from ..records import Box, Party
-from .layout import head_or_foot, left_of_row, near_seal, row_overlap, under, under_seal, value_line
+from .layout import (
+    head_or_foot,
+    left_of_row,
+    near_seal,
+    on_seal_ring,
+    row_overlap,
+    under,
+    under_seal,
+    value_line,
+)
 from .names import (
     ASIDE,
     CERTIFICATE_TITLES,
@@ -286,7 +295,7 @@ def _by_layout(
     one under a seal (`under_seal_text`)."""
     found = []
     for i, line in enumerate(lines):
-        if i in used or _field(line.text.split(":", 1)[0]):
+        if i in used or _field(line.text.split(":", 1)[0]) or on_seal_ring(line.box, seals, params):
             continue
         name = organisation(line.text, params)
         if name is None and under_seal(line.box, seals):

@@ -86,6 +86,22 @@ def under_seal(box: Box, seals: Sequence[Box]) -> bool:
     return any(gap(box, seal) == 0 for seal in seals)
 
 
+def _radial(box: Box, seal: Box) -> float:
+    """How far a line's centre lies from a seal's centre, as a share of the seal's semi-axes
+    (1 on the ellipse its box holds)."""
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    sx, sy = (seal[0] + seal[2]) / 2, (seal[1] + seal[3]) / 2
+    ax, ay = max((seal[2] - seal[0]) / 2, 1), max((seal[3] - seal[1]) / 2, 1)
+    return float((((cx - sx) / ax) ** 2 + ((cy - sy) / ay) ** 2) ** 0.5)
+
+
+def on_seal_ring(box: Box, seals: Sequence[Box], params: PartiesParams = DEFAULT_PARTIES) -> bool:
+    """Whether a line lies on a seal's ring: its centre inside the seal but outside its core.
+    There the page's reader reads the seal's own rim (what ink is left of it), while a name
+    the seal is stamped over runs through the seal's middle."""
+    return any(params.ring_core < _radial(box, seal) <= 1 for seal in seals)
+
+
 def head_or_foot(box: Box, page_height: int, params: PartiesParams = DEFAULT_PARTIES) -> bool:
     """Whether a line lies in the page's head or foot."""
     return box[3] <= params.head_share * page_height or box[1] >= (1 - params.foot_share) * page_height

@@ -100,6 +100,7 @@ NOT_NAMES = (
     "备注",
     "合计",
     "金额",
+    "专用章",  # a seal's purpose line (赛事认证专用章), read under it
     # ...and the words of a sentence that happens to end as a name does (由此...全部, 向人民法院)
     "的",
     "由",
