@@ -30,7 +30,7 @@ import hashlib
 import pickle
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -165,33 +165,40 @@ def _cached(path: Path) -> Any:
     return pickle.loads(path.read_bytes()) if path.is_file() else None
 
 
+def _from_cache(cache: Path, image: bytes, config: SealConfig) -> tuple[Any, Any]:
+    """A page's (seals and height) and lines as kept in the cache, each None where it is not."""
+    seals_key, lines_key = cache_keys(image, config)
+    return _cached(cache / f"{seals_key}.seals.pkl"), _cached(cache / f"{lines_key}.lines.pkl")
+
+
 def page_reads(
     reader: InProcessSeal, pages: Sequence[TruthPage], jobs: int, cache: Path | None
-) -> list[PageRead]:
-    """Each page's lines and seals: read (over `jobs` processes), or, with a `cache`, taken
-    from it where they were read there before (lines and seals apart), and kept there."""
-    found: dict[int, PageRead] = {}
-    partial = {}
+) -> Iterator[tuple[int, PageRead]]:
+    """Each page's index and its lines and seals, one at a time (a page's seals keep their
+    recognisers' frames: all of a part's at once would not fit in memory): with a `cache`,
+    taken from it where they were read there before (lines and seals apart) and kept there;
+    the rest read (over `jobs` processes)."""
+    missing = []
     for i, page in enumerate(pages):
         if cache is None:
-            break
+            missing.append(i)
+            continue
         cache.mkdir(parents=True, exist_ok=True)
-        seals_key, lines_key = cache_keys(page.image, reader.config)
-        seals, lines = _cached(cache / f"{seals_key}.seals.pkl"), _cached(cache / f"{lines_key}.lines.pkl")
-        if seals is not None and lines is not None:
-            found[i] = PageRead(lines, *seals)
-        elif seals is not None or lines is not None:
-            partial[i] = (seals, lines)
-    for i, (seals, lines) in partial.items():
-        seals = seals or reader.seals_only(pages[i].image)
-        found[i] = PageRead(lines if lines is not None else reader.lines_only(pages[i].image), *seals)
-        _keep(cache, pages[i].image, reader.config, found[i])
-    missing = [i for i in range(len(pages)) if i not in found]
+        seals, lines = _from_cache(cache, page.image, reader.config)
+        if seals is None and lines is None:
+            missing.append(i)
+            continue
+        read = PageRead(
+            lines if lines is not None else reader.lines_only(page.image),
+            *(seals or reader.seals_only(page.image)),
+        )
+        if seals is None or lines is None:
+            _keep(cache, page.image, reader.config, read)
+        yield i, read
     images = (pages[i].image for i in missing)
     for i, read in zip(missing, read_lines_and_seals_of(reader, images, jobs, reader.threads), strict=True):
-        found[i] = read
         _keep(cache, pages[i].image, reader.config, read)
-    return [found[i] for i in range(len(pages))]
+        yield i, read
 
 
 def _keep(cache: Path | None, image: bytes, config: SealConfig, read: PageRead) -> None:
@@ -206,12 +213,12 @@ def measure(reader: InProcessSeal, pages: Sequence[TruthPage], jobs: int, cache:
     tally = Tally()
     negatives = list(seller_swaps(pages))
     chosen = [*pages, *negatives]
-    for n, (page, read) in enumerate(zip(chosen, page_reads(reader, chosen, jobs, cache), strict=True)):
+    for n, read in page_reads(reader, chosen, jobs, cache):
         reading = checked_page(read.lines, read.seals, read.height, reader.config, reader.words)
         if n < len(pages):
-            tally_page(tally, page, reading, reader.words)
+            tally_page(tally, chosen[n], reading, reader.words)
         else:
-            tally_negative(tally, page, reading)
+            tally_negative(tally, chosen[n], reading)
     return tally
 
 
