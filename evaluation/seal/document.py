@@ -46,9 +46,9 @@ from evaluation.seal.inprocess import InProcessSeal, PageRead, read_lines_and_se
 from evaluation.seal.scoring import matched_pairs, wilson_interval
 from evaluation.seal.stamps import seller_swaps
 
-# A party is the owner where its name is the owner's, or where its line and the owner's printed
-# name share at least this share of either's box: a line read from the owner's place on the
-# page (where the page's reader broke the owner's name into pieces, a piece of it).
+# A party is the owner where the names are one within the other, or where its line and the
+# owner's printed name share at least this share of either's box: a line read from the owner's
+# place on the page (where the page's reader broke the owner's name into pieces, a piece of it).
 OWNER_COVER = 0.5
 SELLER_SEALED, MISMATCH = "seller_sealed", "seller_seal_mismatch"
 
@@ -66,8 +66,16 @@ def _shared(a: Box, b: Box) -> float:
 
 
 def is_owner(party: Party, owner: Owner, words: Words) -> bool:
-    """Whether a party found on the page is the seal's owner as labelled."""
-    return party.text == words.normalized(owner.text) or _shared(owner.box, party.box) >= OWNER_COVER
+    """Whether a party found on the page is the seal's owner as labelled: its name is the
+    owner's, or one of the two holds the other (桂林理工大学 and the owner 桂林理工大学研究生院;
+    中国教育机器人大赛 and its 组委会), or its line lies on the owner's printed name."""
+    name, printed = _bare(party.text), _bare(words.normalized(owner.text))
+    return name in printed or printed in name or _shared(owner.box, party.box) >= OWNER_COVER
+
+
+def _bare(text: str) -> str:
+    """A name's characters, letters and digits only (no brackets, quotes or marks)."""
+    return "".join(char for char in text if char.isalnum())
 
 
 @dataclass
