@@ -18,6 +18,7 @@ from imgproc.text import (
     rec_preprocess,
 )
 from imgproc.text.charset import load_charset
+from imgproc.text.lines import TextLine
 from imgproc.text.lines import read_lines as text_lines
 from imgproc.text.recognition import REC_BATCH_SIZE
 from imgproc.text.seq2seq import as_decoded, padded_batch
@@ -126,7 +127,7 @@ async def recognise_grouped(
     return lines
 
 
-async def read_image_lines(image: Pixels, charset: Sequence[str]) -> list[tuple[str, float]]:
+async def read_image_lines(image: Pixels, charset: Sequence[str]) -> list[TextLine]:
     """Detect, order, straighten and recognise the text lines of an image through BLS
     (`imgproc.text.lines.read_image_lines`); raises ModelCallError."""
 

@@ -18,9 +18,10 @@ from imgproc.imaging import decode_rgb
 from imgproc.seal.config import SealConfig, served_config
 from imgproc.seal.expected import expected_names
 from imgproc.seal.pipeline import read_page
-from imgproc.seal.records import Line, PageReading
+from imgproc.seal.records import PageReading
 from imgproc.seal.words import load_words
 from imgproc.text import Decoded
+from imgproc.text.lines import TextLine
 from pymodel import (
     RECOGNITION_MODELS,
     AsyncPerRequestModel,
@@ -66,7 +67,7 @@ class TritonSealModels:
         charset, recogniser = self._charsets[model], RECOGNITION_MODELS[model]
         return await recognise_chars(images, charset, recogniser, alternatives, frames)
 
-    async def read_lines(self, image: Pixels) -> list[Line]:
+    async def read_lines(self, image: Pixels) -> list[TextLine]:
         return await read_image_lines(image, self._lines_charset)
 
 
