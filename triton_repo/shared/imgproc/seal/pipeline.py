@@ -13,7 +13,9 @@ model instances).
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Protocol
 
 from imgproc.arrays import Floats, Pixels
@@ -25,9 +27,21 @@ from .find import find_on_page
 from .fit import crossing
 from .locate import locate_seal
 from .read import Readers, read_around, read_seal
-from .records import PageReading, SealCrop, SealEvidence, SealRegion, SealStrips
+from .records import (
+    DocumentCheck,
+    Line,
+    PageReading,
+    Party,
+    PartyLink,
+    SealCrop,
+    SealEvidence,
+    SealRegion,
+    SealStrips,
+)
 from .repair import repair_rim, seal_reading, wants_surroundings
 from .trust import page_reading, trusted
+from .trust.region import kept
+from .trust.verify import verdicts
 from .unwrap import unwrap_seal
 from .words import NO_WORDS, Words
 
@@ -98,9 +112,11 @@ async def read_page(
     config: SealConfig = DEFAULT_CONFIG,
     words: Words = NO_WORDS,
     expected: Sequence[str] = (),
+    check_document: bool = False,
 ) -> PageReading:
-    """Every seal on an RGB page with its text (none when there is none), and whether each
-    `expected` name is on it. Raises TooManySeals."""
+    """Every seal on an RGB page with its text (none when there is none), whether each
+    `expected` name is on it, and, with `check_document`, the seals checked against the parties
+    the page names (its lines read concurrently with its seals). Raises TooManySeals."""
     balanced, regions = find_on_page(rgb, config.ink, config.find, config.fit)
     # Refused before any is cut: cutting and the check of which seals cross (every pair) grow
     # with the seals found, and a page of a hundred would hold the model for nothing.
@@ -110,5 +126,62 @@ async def read_page(
             "(send the seals in parts)"
         )
     crops = _cut_seals(balanced, regions, config)
-    seals = await asyncio.gather(*(read_crop(crop, models, config, words) for crop in crops))
-    return page_reading(seals, expected, words, config.trust)
+    reading = asyncio.gather(*(read_crop(crop, models, config, words) for crop in crops))
+    if not check_document:
+        return page_reading(await reading, expected, words, config.trust)
+    seals, lines = await asyncio.gather(reading, models.read_lines(rgb))
+    page = page_reading(seals, expected, words, config.trust)
+    kept_seals = [seal for seal in seals if kept(seal.reading, config.trust)]
+    return replace(page, document=_placeholder_check(lines, kept_seals, words, config))
+
+
+# PLACEHOLDER until doccheck-core merges: the few rules below only let the serving side be built
+# and tested end to end; the real party finder and matcher replace them.
+_LABELS = (
+    (re.compile(r"^(?:销售方|销方|卖方)?名\s*称[:：]\s*(.+)$"), "seller"),
+    (re.compile(r"^甲\s*方[^:：]*[:：]\s*(.+)$"), "party_a"),
+    (re.compile(r"^乙\s*方[^:：]*[:：]\s*(.+)$"), "party_b"),
+    (re.compile(r"^丙\s*方[^:：]*[:：]\s*(.+)$"), "party_c"),
+)
+_ORGANISATION = re.compile(r"(公司|局|委员会|学校|大学|医院|中心|研究院|研究所|银行|事务所)$")
+_KINDS = {"seller": "invoice", "party_a": "contract", "party_b": "contract", "party_c": "contract"}
+
+
+def _placeholder_parties(lines: Sequence[Line]) -> list[Party]:
+    parties = []
+    for text, _ in lines:
+        text = text.strip()
+        labelled = [(rule.match(text), role) for rule, role in _LABELS]
+        found = [(m.group(1).strip(), role) for m, role in labelled if m]
+        if found:
+            parties.append(Party(found[0][1], found[0][0], (0, 0, 0, 0), "label"))
+        elif _ORGANISATION.search(text) and len(text) <= 40:
+            parties.append(Party("named", text, (0, 0, 0, 0), "layout"))
+    return parties
+
+
+def _placeholder_check(
+    lines: Sequence[Line], seals: Sequence[SealEvidence], words: Words, config: SealConfig
+) -> DocumentCheck:
+    parties = _placeholder_parties(lines)
+    kind = next((_KINDS[p.role] for p in parties if p.role in _KINDS), "other")
+    _, matches = verdicts([p.text for p in parties], seals, words, config.trust)
+    by_text = {p.text: i for i, p in reversed(list(enumerate(parties)))}
+    links = [
+        None if m is None else PartyLink(by_text[m.text], parties[by_text[m.text]].role, m.score)
+        for m in matches
+    ]
+    sealed = {parties[link.index].role for link in links if link is not None}
+    roles = [p.role for p in parties]
+    if not parties:
+        return DocumentCheck(kind, parties, links, "no_parties", ["no party is named on the page"])
+    if kind == "invoice":
+        verdict = (
+            "seller_sealed" if "seller" in sealed else "seller_seal_mismatch" if seals else "seller_unsealed"
+        )
+    elif kind == "contract":
+        wanted = {r for r in roles if r in _KINDS}
+        verdict = "all_sealed" if wanted <= sealed else "partly_sealed" if sealed else "unsealed"
+    else:
+        verdict = "sealed_by_party" if sealed else "no_party_seal"
+    return DocumentCheck(kind, parties, links, verdict, [f"sealed: {', '.join(sorted(sealed)) or 'none'}"])

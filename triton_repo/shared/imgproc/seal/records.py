@@ -330,8 +330,44 @@ class SealEvidence:
 
 
 @dataclass(frozen=True)
+class Party:
+    """A party the page names: its role, its name as printed, where (page pixels), which rule
+    found it, and its tax ID where one is printed with it."""
+
+    role: str  # "seller" | "buyer" | "party_a" | "party_b" | "party_c" | "issuer" | "named"
+    text: str
+    box: Box
+    source: str  # which rule found it: "label" | "layout" | ...
+    tax_id: str | None = None
+
+
+@dataclass(frozen=True)
+class PartyLink:
+    """The party a seal belongs to (its index in `DocumentCheck.parties`) and how sure that is."""
+
+    index: int
+    role: str
+    score: float
+
+
+@dataclass(frozen=True)
+class DocumentCheck:
+    """The seals checked against the page they stamp: the document's kind, the parties it
+    names, each seal's party (one per `PageReading.seals`, same order; None: no party), and
+    the page's verdict with its reasons."""
+
+    kind: str  # "invoice" | "contract" | "certificate" | "other"
+    parties: list[Party]
+    links: list[PartyLink | None]
+    verdict: str
+    reasons: list[str]
+
+
+@dataclass(frozen=True)
 class PageReading:
-    """Every seal of a page, largest first, and the verdict on each expected name."""
+    """Every seal of a page, largest first, the verdict on each expected name, and, where the
+    page's own parties were asked for, the seals checked against them."""
 
     seals: list[SealReading]
     expected: list[Verdict] = field(default_factory=list)
+    document: DocumentCheck | None = None
