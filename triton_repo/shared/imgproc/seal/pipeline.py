@@ -137,8 +137,8 @@ async def read_page(
 
 # PLACEHOLDER until doccheck-core merges: the few rules below only let the serving side be built
 # and tested end to end; the real party finder and matcher replace them.
-_LABELS = (
-    (re.compile(r"^(?:销售方|销方|卖方)?名\s*称[:：]\s*(.+)$"), "seller"),
+_NAME_LABEL = re.compile(r"^名\s*称[:：]\s*(.*)$")
+_CONTRACT_LABELS = (
     (re.compile(r"^甲\s*方[^:：]*[:：]\s*(.+)$"), "party_a"),
     (re.compile(r"^乙\s*方[^:：]*[:：]\s*(.+)$"), "party_b"),
     (re.compile(r"^丙\s*方[^:：]*[:：]\s*(.+)$"), "party_c"),
@@ -147,12 +147,25 @@ _ORGANISATION = re.compile(r"(公司|局|委员会|学校|大学|医院|中心|�
 _KINDS = {"seller": "invoice", "party_a": "contract", "party_b": "contract", "party_c": "contract"}
 
 
+def _invoice_parties(texts: Sequence[str]) -> list[Party]:
+    """An invoice's 名称 lines in reading order: the buyer's band, then the seller's."""
+    named = []
+    for i, text in enumerate(texts):
+        if match := _NAME_LABEL.match(text):
+            name = match.group(1).strip() or (texts[i + 1] if i + 1 < len(texts) else "")
+            if name:
+                named.append(name)
+    roles = ("buyer", "seller") if len(named) >= 2 else ("seller",)
+    return [Party(role, name, (0, 0, 0, 0), "label") for role, name in zip(roles, named[-2:], strict=False)]
+
+
 def _placeholder_parties(lines: Sequence[Line]) -> list[Party]:
+    texts = [text.strip() for text, _ in lines]
+    if any("发票" in text or "销售方" in text for text in texts):
+        return _invoice_parties(texts)
     parties = []
-    for text, _ in lines:
-        text = text.strip()
-        labelled = [(rule.match(text), role) for rule, role in _LABELS]
-        found = [(m.group(1).strip(), role) for m, role in labelled if m]
+    for text in texts:
+        found = [(m.group(1).strip(), role) for rule, role in _CONTRACT_LABELS if (m := rule.match(text))]
         if found:
             parties.append(Party(found[0][1], found[0][0], (0, 0, 0, 0), "label"))
         elif _ORGANISATION.search(text) and len(text) <= 40:
@@ -165,6 +178,9 @@ def _placeholder_check(
 ) -> DocumentCheck:
     parties = _placeholder_parties(lines)
     kind = next((_KINDS[p.role] for p in parties if p.role in _KINDS), "other")
+    if not parties:
+        reasons = ["no party is named on the page"]
+        return DocumentCheck(kind, parties, [None] * len(seals), "no_parties", reasons)
     _, matches = verdicts([p.text for p in parties], seals, words, config.trust)
     by_text = {p.text: i for i, p in reversed(list(enumerate(parties)))}
     links = [
@@ -173,8 +189,6 @@ def _placeholder_check(
     ]
     sealed = {parties[link.index].role for link in links if link is not None}
     roles = [p.role for p in parties]
-    if not parties:
-        return DocumentCheck(kind, parties, links, "no_parties", ["no party is named on the page"])
     if kind == "invoice":
         verdict = (
             "seller_sealed" if "seller" in sealed else "seller_seal_mismatch" if seals else "seller_unsealed"
