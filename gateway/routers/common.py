@@ -174,8 +174,9 @@ _ERRORS = {
     413: "upload larger than the byte cap (an image's, or a PDF's)",
     415: "not a supported image format (or a PDF where only images are read)",
     422: (
-        "missing field, too many form parts, undecodable image or PDF, over the pixel cap, or a PDF "
-        "over the page cap"
+        "missing field, too many form parts, a text field or query parameter that cannot be used as "
+        "sent (expected names, check), undecodable image or PDF, over the pixel cap, or a PDF over the "
+        "page cap"
     ),
     429: "too many requests in flight (see Retry-After)",
     502: "a model failed on the request (retrying will not help; details in the gateway's log)",
