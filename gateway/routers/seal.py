@@ -31,9 +31,8 @@ from gateway.routers.seal_check import (
     CHECK,
     CHECK_FIELD,
     CHECK_OUTPUTS,
+    CheckedPage,
     CheckQuery,
-    DocumentParty,
-    PageVerdict,
     SealParty,
     check_inputs,
     requested_check,
@@ -112,26 +111,18 @@ class ExpectedName(BaseModel):
     )
 
 
-PARTIES_DESCRIPTION = "with check=document only (absent otherwise): the parties the page names"
-VERDICT_DESCRIPTION = "with check=document only (absent otherwise): whether the seals are the parties'"
-
-
-class SealResult(BaseModel):
+class SealResult(CheckedPage):
     seals: list[Seal]
     expected: list[ExpectedName] = Field(description="one per expected name, in the order sent")
-    parties: list[DocumentParty] | None = Field(default=None, description=PARTIES_DESCRIPTION)
-    verdict: PageVerdict | None = Field(default=None, description=VERDICT_DESCRIPTION)
     model: ModelRef
 
 
-class SealPage(BaseModel):
+class SealPage(CheckedPage):
     page: int = Field(ge=1)
     width: int = Field(description="the rendered page's width in pixels; boxes are in these pixels")
     height: int
     seals: list[Seal]
     expected: list[ExpectedName]
-    parties: list[DocumentParty] | None = Field(default=None, description=PARTIES_DESCRIPTION)
-    verdict: PageVerdict | None = Field(default=None, description=VERDICT_DESCRIPTION)
 
 
 class DocumentExpectedName(BaseModel):

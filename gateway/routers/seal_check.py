@@ -69,6 +69,18 @@ class PageVerdict(BaseModel):
     reasons: list[str] = Field(description="what the verdict rests on, in words")
 
 
+class CheckedPage(BaseModel):
+    """What a page's answer gains with the document check (both absent without it)."""
+
+    parties: list[DocumentParty] | None = Field(
+        default=None, description="with check=document only (absent otherwise): the parties the page names"
+    )
+    verdict: PageVerdict | None = Field(
+        default=None,
+        description="with check=document only (absent otherwise): whether the seals are the parties'",
+    )
+
+
 CheckQuery = Annotated[
     str | None,
     Query(
