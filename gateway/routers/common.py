@@ -25,6 +25,13 @@ from gateway.settings import Settings
 from gateway.triton import TextInputs, TritonClient
 from gateway.uploads import FIELD
 
+SCORE_DECIMALS = 4  # the digits of every score a JSON answer gives
+
+
+def utf8(value: bytes) -> str:
+    """A string tensor's element as text."""
+    return value.decode("utf-8")
+
 
 class ErrorBody(BaseModel):
     status: int

@@ -20,11 +20,13 @@ from gateway.errors import InvalidField
 from gateway.responses import JSONResponse
 from gateway.routers.common import (
     DOCUMENT_REQUEST_BODY,
+    SCORE_DECIMALS,
     AcceptHeader,
     DocumentEnd,
     ModelRef,
     answer_document,
     stream_responses,
+    utf8,
     with_form_fields,
 )
 from gateway.routers.seal_check import (
@@ -50,7 +52,6 @@ OUTPUTS = SEAL_OUTPUTS + LINE_OUTPUTS + EXPECTED_OUTPUTS + CHECK_OUTPUTS
 # seal model as its EXPECTED input. Its limits are the model's own (imgproc/seal/expected.py).
 EXPECT, EXPECTED_INPUT = "expect", "EXPECTED"
 MAX_EXPECTED, MAX_NAME_CHARS = 20, 64
-SCORE_DECIMALS = 4
 router = APIRouter(prefix="/v1", tags=["seal"])
 
 
@@ -150,10 +151,6 @@ class SealPages(BaseModel):
     model: ModelRef
 
 
-def _text(value: bytes) -> str:
-    return value.decode("utf-8")
-
-
 def _lines_of(seal: int, owners: npt.NDArray[np.int32], values: list[Any]) -> list[Any]:
     return [value for owner, value in zip(owners.tolist(), values, strict=True) if owner == seal]
 
@@ -161,15 +158,15 @@ def _lines_of(seal: int, owners: npt.NDArray[np.int32], values: list[Any]) -> li
 def seals_json(out: dict[str, npt.NDArray[Any]]) -> list[dict[str, Any]]:
     """Regroup the BLS model's flat tensors into one JSON object per seal."""
     inner = [
-        {"text": _text(t), "score": round(float(s), SCORE_DECIMALS)}
+        {"text": utf8(t), "score": round(float(s), SCORE_DECIMALS)}
         for t, s in zip(out["INNER_TEXTS"], out["INNER_SCORES"], strict=True)
     ]
-    codes = [_text(code) for code in out["CODES"]]
+    codes = [utf8(code) for code in out["CODES"]]
     return [
         {
             "box": [int(round(v)) for v in box.tolist()],
-            "shape": _text(shape),
-            "rim_text": _text(rim),
+            "shape": utf8(shape),
+            "rim_text": utf8(rim),
             "rim_score": round(float(score), SCORE_DECIMALS),
             "score": round(float(seal_score), SCORE_DECIMALS),
             "inner_texts": _lines_of(i, out["INNER_SEALS"], inner),
@@ -192,7 +189,7 @@ def seals_json(out: dict[str, npt.NDArray[Any]]) -> list[dict[str, Any]]:
 
 
 def _match(text: bytes, score: float) -> dict[str, Any] | None:
-    return {"text": _text(text), "score": round(float(score), SCORE_DECIMALS)} if text else None
+    return {"text": utf8(text), "score": round(float(score), SCORE_DECIMALS)} if text else None
 
 
 def expected_json(out: dict[str, npt.NDArray[Any]], names: Sequence[str]) -> list[dict[str, Any]]:

@@ -14,6 +14,7 @@ from fastapi import Query
 from pydantic import BaseModel, Field
 
 from gateway.errors import InvalidField
+from gateway.routers.common import SCORE_DECIMALS, utf8
 from gateway.uploads import ImageUpload
 
 # The field and query parameter, its one value, and the seal models' input that carries it
@@ -23,7 +24,6 @@ PARTY_OUTPUTS = ("PARTY_ROLES", "PARTY_TEXTS", "PARTY_BOXES", "PARTY_SOURCES", "
 LINK_OUTPUTS = ("SEAL_PARTIES", "SEAL_PARTY_SCORES")
 VERDICT_OUTPUTS = ("DOCUMENT_KIND", "VERDICT", "VERDICT_REASONS")
 CHECK_OUTPUTS = PARTY_OUTPUTS + LINK_OUTPUTS + VERDICT_OUTPUTS
-SCORE_DECIMALS = 4
 Role = Literal["seller", "buyer", "party_a", "party_b", "party_c", "issuer", "named"]
 
 
@@ -112,20 +112,16 @@ def check_inputs(check: bool) -> dict[str, list[str]]:
     return {CHECK_INPUT: [CHECK_DOCUMENT]} if check else {}
 
 
-def _text(value: bytes) -> str:
-    return value.decode("utf-8")
-
-
 def parties_json(out: dict[str, npt.NDArray[Any]]) -> list[dict[str, Any]]:
     """The page's parties, one JSON object each."""
     rows = zip(*(out[name] for name in PARTY_OUTPUTS), strict=True)
     return [
         {
-            "role": _text(role),
-            "text": _text(text),
+            "role": utf8(role),
+            "text": utf8(text),
             "box": [int(v) for v in np.asarray(box).tolist()],
-            "source": _text(source),
-            "tax_id": _text(tax_id) or None,
+            "source": utf8(source),
+            "tax_id": utf8(tax_id) or None,
         }
         for role, text, box, source, tax_id in rows
     ]
@@ -149,9 +145,9 @@ def verdict_json(out: dict[str, npt.NDArray[Any]]) -> dict[str, Any] | None:
     if not len(out["VERDICT"]):
         return None
     return {
-        "kind": _text(out["DOCUMENT_KIND"][0]),
-        "verdict": _text(out["VERDICT"][0]),
-        "reasons": [_text(reason) for reason in out["VERDICT_REASONS"]],
+        "kind": utf8(out["DOCUMENT_KIND"][0]),
+        "verdict": utf8(out["VERDICT"][0]),
+        "reasons": [utf8(reason) for reason in out["VERDICT_REASONS"]],
     }
 
 
