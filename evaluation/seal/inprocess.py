@@ -31,7 +31,7 @@ from imgproc.text import (
     rec_preprocess,
 )
 from imgproc.text.charset import load_charset
-from imgproc.text.lines import TextLine, read_lines
+from imgproc.text.lines import TextLine, read_in_groups, read_lines
 from tritonclient.grpc import model_config_pb2
 
 from evaluation.ocr import MODEL_FILE, onnx_session, run_session
@@ -85,8 +85,11 @@ class OnnxSealModels:
         async def classify(tensor: Floats) -> Floats:
             return run_session(self.cls, tensor)
 
-        async def recognise(crops: list[Pixels]) -> list[Decoded]:
+        async def recognise_group(crops: list[Pixels]) -> list[Decoded]:
             return await self.recognise("text_recognition", crops, 0)
+
+        async def recognise(crops: list[Pixels]) -> list[Decoded]:  # as the seal model does
+            return await read_in_groups(crops, recognise_group)
 
         return await read_lines(image, detect, classify, recognise)
 

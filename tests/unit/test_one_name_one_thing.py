@@ -12,7 +12,7 @@ from pathlib import Path
 from imgproc.seal import expected
 
 from gateway.documents import PAGE_TABLE
-from gateway.routers import mnist, ocr, seal
+from gateway.routers import mnist, ocr, seal, seal_check
 from gateway.triton import IMAGE_INPUT
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,6 +59,7 @@ def test_the_gateways_wire_names_are_the_models() -> None:
     for model in (seal.MODEL, seal.DOCUMENT_MODEL):
         assert set(seal.OUTPUTS) <= tensors(model, "output"), model
         assert seal.EXPECTED_INPUT in tensors(model, "input"), model
+        assert seal_check.CHECK_INPUT in tensors(model, "input"), model
     for model in (ocr.DOCUMENT_MODEL, seal.DOCUMENT_MODEL):
         assert PAGE_TABLE <= tensors(model, "output"), model
         assert IMAGE_INPUT in tensors(model, "input"), model
@@ -66,6 +67,10 @@ def test_the_gateways_wire_names_are_the_models() -> None:
 
 def test_the_expected_names_limits_are_the_seal_models() -> None:
     assert (seal.MAX_EXPECTED, seal.MAX_NAME_CHARS) == (expected.MAX_EXPECTED, expected.MAX_NAME_CHARS)
+
+
+def test_the_document_check_is_asked_for_in_the_seal_models_word() -> None:
+    assert seal_check.CHECK_DOCUMENT == expected.CHECK_DOCUMENT
 
 
 def dict_keys(path: Path) -> set[str]:
