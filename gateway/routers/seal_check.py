@@ -55,16 +55,34 @@ class SealParty(BaseModel):
     )
 
 
+# Every verdict the seal model gives (imgproc/seal/parties/verdict.py's `Verdict`; the gateway
+# holds no triton_repo, so tests/unit/test_one_name_one_thing.py holds the two lists together),
+# by the document's kind, with what it means.
+VERDICTS = {
+    "seller_sealed": "invoice: the seller's seal is on it and says the printed seller",
+    "seller_seal_mismatch": "invoice: a seal that is not the seller's, read surely or carrying another "
+    "true tax ID",
+    "seller_seal_unread": "invoice: a seal that does not read as the seller's, but was read too unsurely "
+    "to call it another's (look at it)",
+    "seller_unsealed": "invoice: no seal is the seller's, and none is a stranger's (only the form's "
+    "全国统一发票监制章 or another party's)",
+    "seller_not_found": "invoice: no seller's name was read on the page",
+    "all_sealed": "contract: every party its labels name (甲方/乙方/丙方) has sealed",
+    "partly_sealed": "contract: some of its parties have sealed, not all",
+    "unsealed": "contract: none of its parties has sealed",
+    "sealed_by_party": "other pages: a seal says a name the page prints",
+    "no_party_seal": "other pages: no seal says a name the page prints",
+    "no_parties": "a contract or other page that names no party",
+}
+
+
 class PageVerdict(BaseModel):
     """Whether the page's seals are its parties'."""
 
     kind: Literal["invoice", "contract", "certificate", "other"] = Field(description="the document's kind")
     verdict: str = Field(
-        description="invoice: seller_sealed (the seller's seal is there and says its name), "
-        "seller_seal_mismatch (seals, but none is the seller's), seller_unsealed (no seal); contract: "
-        "all_sealed, partly_sealed, unsealed (by the parties 甲方/乙方/丙方 it names); other pages: "
-        "sealed_by_party (a seal says a name the page prints), no_party_seal; no_parties (the page "
-        "names none)"
+        description="; ".join(f"{word} ({meaning})" for word, meaning in VERDICTS.items()),
+        json_schema_extra={"enum": list(VERDICTS)},
     )
     reasons: list[str] = Field(description="what the verdict rests on, in words")
 

@@ -5,11 +5,30 @@ its parties have sealed; otherwise, whether a seal is one of the parties the pag
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal, get_args
 
 from ..records import Party, PartyLink
 from .link import SealSays, tax_id_agrees
 from .names import SUPERVISION
 from .params import DEFAULT_PARTIES, PartiesParams
+
+# Every verdict the check gives, written once: mypy holds each function below to these words, and
+# tests/unit/test_one_name_one_thing.py holds the gateway's (its OpenAPI text gives each its
+# meaning) and the README's list to them.
+Verdict = Literal[
+    "seller_sealed",
+    "seller_seal_mismatch",
+    "seller_seal_unread",
+    "seller_unsealed",
+    "seller_not_found",
+    "all_sealed",
+    "partly_sealed",
+    "unsealed",
+    "sealed_by_party",
+    "no_party_seal",
+    "no_parties",
+]
+VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 
 
 def _seal_name(rim: str) -> str:
@@ -27,7 +46,7 @@ def invoice_verdict(
     links: Sequence[PartyLink | None],
     seals: Sequence[SealSays],
     params: PartiesParams = DEFAULT_PARTIES,
-) -> tuple[str, list[str]]:
+) -> tuple[Verdict, list[str]]:
     """seller_sealed; seller_seal_mismatch (a seal that is not the seller's, read surely);
     seller_seal_unread (a seal that is not the seller's as far as it was read, but read too
     unsurely to call it another's); seller_unsealed; or seller_not_found (no seller's name
@@ -56,7 +75,9 @@ def invoice_verdict(
     return "seller_unsealed", [f"no seal on the page is the seller {name}'s"]
 
 
-def contract_verdict(parties: Sequence[Party], links: Sequence[PartyLink | None]) -> tuple[str, list[str]]:
+def contract_verdict(
+    parties: Sequence[Party], links: Sequence[PartyLink | None]
+) -> tuple[Verdict, list[str]]:
     """all_sealed, partly_sealed or unsealed by the contract's parties (甲方, 乙方, 丙方, or
     its seller and buyer), or no_parties where none was found."""
     named = [i for i, party in enumerate(parties) if party.source == "label"]
@@ -67,11 +88,11 @@ def contract_verdict(parties: Sequence[Party], links: Sequence[PartyLink | None]
         f"{parties[i].role} {parties[i].text} has {'sealed' if i in sealed else 'not sealed'}" for i in named
     ]
     done = sum(i in sealed for i in named)
-    verdict = "all_sealed" if done == len(named) else "partly_sealed" if done else "unsealed"
-    return verdict, reasons
+    word: Verdict = "all_sealed" if done == len(named) else "partly_sealed" if done else "unsealed"
+    return word, reasons
 
 
-def named_verdict(parties: Sequence[Party], links: Sequence[PartyLink | None]) -> tuple[str, list[str]]:
+def named_verdict(parties: Sequence[Party], links: Sequence[PartyLink | None]) -> tuple[Verdict, list[str]]:
     """sealed_by_party where a seal is one of the parties', no_party_seal where none is, and
     no_parties where the page names none."""
     if not parties:
@@ -90,7 +111,7 @@ def verdict(
     links: Sequence[PartyLink | None],
     seals: Sequence[SealSays],
     params: PartiesParams = DEFAULT_PARTIES,
-) -> tuple[str, list[str]]:
+) -> tuple[Verdict, list[str]]:
     """The page's verdict and its reasons, by its kind."""
     if kind == "invoice":
         return invoice_verdict(parties, links, seals, params)
