@@ -1,12 +1,13 @@
 """Run the benchmarks against a fresh local stack and print Markdown for BENCHMARKS.md.
 
-.venv/bin/python -m bench [app|frontdoor|ocr|seal|tracing|soak|documents|fresh ...] [--requests N]
+.venv/bin/python -m bench [app|frontdoor|ocr|seal|seal-check|tracing|soak|documents|fresh ...] [--requests N]
                           [--duration S] [--rounds R] [--levels 1,4,16,64] [--ocr-levels 1,4,16]
                           [--workers W] [--split-cores] [--soak-seconds S] [--document-pages N]
                           [--document-routes /v1/seal,/v1/ocr] [--fresh-pages N] [--out DIR]
 
 With no suite named, all but `soak`, `documents` and `fresh` run (minutes each: run them on
 purpose; `fresh` starts a stack of its own).
+`seal-check` is the part of `seal` that measures the document check, on its own.
 `app` needs no server (the gateway's own CPU per request, Triton faked); `tracing` starts its
 own two stacks (traced and not); `frontdoor` also writes its plot to DIR/frontdoor.png.
 """
@@ -21,7 +22,8 @@ from bench import app_overhead, documents, frontdoor, ocr, seal, soak, tracing
 from bench.serving import local_stack, split_cores
 from evaluation.support.digits import load_mnist
 
-STACK_SUITES = ("frontdoor", "ocr", "seal", "soak", "documents")  # these need a running Triton and gateway
+# These need a running Triton and gateway.
+STACK_SUITES = ("frontdoor", "ocr", "seal", "seal-check", "soak", "documents")
 SUITES = ("app", "tracing", *STACK_SUITES, "fresh")
 DEFAULT_SUITES = ("app", "tracing", "frontdoor", "ocr", "seal")
 FRONTDOOR_DIGIT = 0  # the first held-out test digit; no model or threshold was tuned on it
@@ -86,6 +88,8 @@ def main() -> int:
             print(ocr.run(stack, args.requests, args.rounds, args.out, levels), "\n", flush=True)
         if "seal" in suites:
             print(seal.run(stack, args.requests), "\n", flush=True)
+        elif "seal-check" in suites:
+            print(seal.document_check(stack, args.requests), "\n", flush=True)
         if "documents" in suites:
             for route in args.document_routes.split(","):
                 print(

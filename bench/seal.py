@@ -1,5 +1,7 @@
-"""/v1/seal latency for a page with one seal and a page with three, time per step, and what
-checking expected names adds (issue 40's target: at most 50 ms a seal)."""
+"""/v1/seal latency for a page with one seal and a page with three, time per step, what
+checking expected names adds (issue 40's target: at most 50 ms a seal), and what the document
+check adds (`check=document`) beside the page's own OCR (/v1/ocr) in the same process tree
+(issue 49's target: at most the page's OCR)."""
 
 from __future__ import annotations
 
@@ -19,10 +21,17 @@ from bench.serving import (
     step_table,
     step_times,
 )
+from evaluation.seal.dataset import generated_pages
 from evaluation.seal.generator import generate_page
 
 SEED = 99
 ROUTE, MODEL = "/v1/seal", "seal"
+OCR_ROUTE = "/v1/ocr"
+INVOICE_SEED, INVOICE_INDEX = 20261129, 5  # the invoice tests/integration/test_seal_document_check.py checks
+CHECK_FORM = {"check": ["document"]}
+CHECK_HEAD = (
+    "| page | seals | p50 ms without | p50 ms with | added ms (median of pairs) | OCR p50 ms | added / OCR |"
+)
 
 
 # Names checked beside the page's own: organisations of the generator's kind, none on the page.
@@ -55,25 +64,26 @@ def names_for(rims: Sequence[str], count: int) -> list[str]:
     return [pool[i % len(pool)] + ("" if i < len(pool) else f"分公司{i}") for i in range(count)]
 
 
-def paired_ms(client: httpx.Client, image: bytes, names: list[str], pairs: int) -> tuple[Millis, Millis]:
-    """Milliseconds of `pairs` requests without names and with them, alternated (which goes
-    first alternating too) so a noisy machine weighs on both alike."""
+Form = dict[str, list[str]]
 
-    def timed(expect: list[str]) -> float:
-        start = time.perf_counter()
-        client.post(ROUTE, files={"image": ("page.png", image)}, data={"expect": expect}).raise_for_status()
-        return (time.perf_counter() - start) * 1000
 
-    timed([]), timed(names)  # warm-up
-    without, with_names = [], []
+def timed_ms(client: httpx.Client, route: str, image: bytes, form: Form) -> float:
+    """Milliseconds of one request of `image` with the form's fields."""
+    start = time.perf_counter()
+    client.post(route, files={"image": ("page.png", image)}, data=form).raise_for_status()
+    return (time.perf_counter() - start) * 1000
+
+
+def paired_ms(client: httpx.Client, image: bytes, form: Form, pairs: int) -> tuple[Millis, Millis]:
+    """Milliseconds of `pairs` requests without the form's fields and with them, alternated
+    (which goes first alternating too) so a noisy machine weighs on both alike."""
+    timed_ms(client, ROUTE, image, {}), timed_ms(client, ROUTE, image, form)  # warm-up
+    without: list[float] = []
+    with_form: list[float] = []
     for pair in range(pairs):
-        if pair % 2:
-            with_names.append(timed(names))
-            without.append(timed([]))
-        else:
-            without.append(timed([]))
-            with_names.append(timed(names))
-    return np.array(without), np.array(with_names)
+        for asked in (form, {}) if pair % 2 else ({}, form):
+            (with_form if asked else without).append(timed_ms(client, ROUTE, image, asked))
+    return np.array(without), np.array(with_form)
 
 
 def verification(stack: Stack, pairs: int) -> str:
@@ -88,13 +98,43 @@ def verification(stack: Stack, pairs: int) -> str:
         for seals in (1, 3):
             image, rims = page_with(seals)
             for count in NAME_COUNTS:
-                without, with_names = paired_ms(client, image, names_for(rims, count), pairs)
+                without, with_names = paired_ms(client, image, {"expect": names_for(rims, count)}, pairs)
                 added = float(np.median(with_names - without))
                 lines.append(
                     f"| {seals} | {count} | {np.median(without):.0f} | {np.median(with_names):.0f} "
                     f"| {added:.0f} | {added / seals:.0f} |"
                 )
     return "\n".join(lines)
+
+
+def invoice_page() -> tuple[bytes, int]:
+    """A generated invoice (its seller's name printed, its seller's seal and the 监制章 stamped)
+    and its seal count."""
+    page = list(generated_pages(INVOICE_SEED, INVOICE_INDEX + 1, 0, style="invoice"))[INVOICE_INDEX]
+    return page.image, len(page.seals)
+
+
+def document_check(stack: Stack, pairs: int) -> str:
+    """What the document check adds to a request, against the page's own OCR."""
+    lines = [
+        "The document check (`check=document`), each request paired with one without, beside the"
+        f" same page read by {OCR_ROUTE} (the page's OCR) on the same stack:",
+        "",
+        CHECK_HEAD,
+        "|---|---|---|---|---|---|---|",
+    ]
+    plain, rims = page_with(1)
+    pages = [("generated invoice", *invoice_page()), ("plain, 1 seal", plain, len(rims))]
+    with httpx.Client(base_url=stack.gateway_url, timeout=600) as client:
+        for name, image, seals in pages:
+            without, with_check = paired_ms(client, image, CHECK_FORM, pairs)
+            ocr = np.array([timed_ms(client, OCR_ROUTE, image, {}) for _ in range(pairs + 1)][1:])
+            added, ocr_ms = float(np.median(with_check - without)), float(np.median(ocr))
+            lines.append(
+                f"| {name} | {seals} | {np.median(without):.0f} | {np.median(with_check):.0f} | {added:.0f} "
+                f"| {ocr_ms:.0f} | {added / ocr_ms:.2f} |"
+            )
+    return "\n".join([*lines, "", "Issue 49's target: added / OCR at most 1."])
 
 
 def run(stack: Stack, requests_per_page: int) -> str:
@@ -105,4 +145,5 @@ def run(stack: Stack, requests_per_page: int) -> str:
         share = gateway_share(gateway_before, gateway_snapshot(stack, ROUTE, MODEL))
         steps = step_table(before, step_times(stack.triton_grpc), requests_per_page + 1)
         lines += [f"Page with {seals} seal(s):", "", TABLE_HEAD, result.row(), "", share, "", steps, ""]
-    return "\n".join([*lines, verification(stack, requests_per_page)])
+    checks = document_check(stack, requests_per_page)
+    return "\n".join([*lines, verification(stack, requests_per_page), "", checks])

@@ -51,6 +51,9 @@ def onnx_session(path: Path, threads: int) -> ort.InferenceSession:
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
+    # Without the arena: it keeps the largest buffer of every input shape it saw, and a corpus
+    # of pages of every size grew one process past 12 GB (evaluation.seal.document).
+    options.enable_cpu_mem_arena = False
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 

@@ -34,8 +34,9 @@ from gateway.headers import SUPPORTED_FORMATS, header_size
 
 FIELD = "image"
 # The text fields kept beside the image (each may repeat), for the routes that read them:
-# `expect`, the names /v1/seal checks the seals against.
-TEXT_FIELDS = frozenset({"expect"})
+# `expect`, the names /v1/seal checks the seals against, and `check` (`document`: the seals
+# checked against the page's own parties).
+TEXT_FIELDS = frozenset({"expect", "check"})
 # Their bytes together: 20 names of 64 characters are at most 5 KiB of UTF-8.
 TEXT_FIELD_BYTES = 16 * 1024
 # The parts of a form, of every kind, counted as the parser meets them: the image and up to 20

@@ -52,8 +52,19 @@ BLANK_GROWTH = 0.08
 
 
 @dataclass(frozen=True)
+class Owner:
+    """Whose a seal is, where its page prints it (the corpus's labels): the name as printed,
+    its role on the page (seller, party_a, issuer...) and its box (upright page pixels)."""
+
+    text: str
+    role: str
+    box: Box
+
+
+@dataclass(frozen=True)
 class TruthSeal:
-    """One seal as it should be read. `rim_text` is None where nobody could read it."""
+    """One seal as it should be read. `rim_text` is None where nobody could read it; `owner`,
+    where the page prints whose it is (known for the corpus only)."""
 
     box: Box
     shape: str
@@ -62,6 +73,7 @@ class TruthSeal:
     codes: tuple[str, ...] = ()
     cut: bool = False  # part of it lies off the image
     over_print: bool = False  # it lies over printed text or lines (known for the corpus only)
+    owner: Owner | None = None
 
 
 @dataclass(frozen=True)

@@ -10,18 +10,20 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import TypeVar
 
 import onnxruntime as ort
 from google.protobuf import text_format
 from imgproc.arrays import Floats, Pixels
 from imgproc.imaging import decode_rgb, three_channels
 from imgproc.seal.config import SealConfig, served_config
-from imgproc.seal.pipeline import read_page
-from imgproc.seal.records import PageReading, SealReading
+from imgproc.seal.pipeline import page_lines, read_lines_and_seals, read_page, read_page_seals
+from imgproc.seal.records import PageReading, SealEvidence, SealReading
 from imgproc.seal.words import Words, load_words
 from imgproc.text import (
     Decoded,
@@ -29,7 +31,7 @@ from imgproc.text import (
     rec_preprocess,
 )
 from imgproc.text.charset import load_charset
-from imgproc.text.lines import read_lines
+from imgproc.text.lines import TextLine, read_in_groups, read_lines
 from tritonclient.grpc import model_config_pb2
 
 from evaluation.ocr import MODEL_FILE, onnx_session, run_session
@@ -37,7 +39,7 @@ from evaluation.seal.scoring import FoundSeal
 from evaluation.seal.seq2seq import SEQ2SEQ, OnnxSeq2Seq
 
 MODEL_REPOSITORY = Path("triton_repo/models")
-Line = tuple[str, float]
+T = TypeVar("T")
 
 
 class OnnxSealModels:
@@ -76,15 +78,18 @@ class OnnxSealModels:
         batch = rec_preprocess([three_channels(image) for image in images])
         return ctc_decode_chars(run_session(session, batch), charset, alternatives, frames)
 
-    async def read_lines(self, image: Pixels) -> list[Line]:
+    async def read_lines(self, image: Pixels) -> list[TextLine]:
         async def detect(tensor: Floats) -> Floats:
             return run_session(self.det, tensor)
 
         async def classify(tensor: Floats) -> Floats:
             return run_session(self.cls, tensor)
 
-        async def recognise(crops: list[Pixels]) -> list[Decoded]:
+        async def recognise_group(crops: list[Pixels]) -> list[Decoded]:
             return await self.recognise("text_recognition", crops, 0)
+
+        async def recognise(crops: list[Pixels]) -> list[Decoded]:  # as the seal model does
+            return await read_in_groups(crops, recognise_group)
 
         return await read_lines(image, detect, classify, recognise)
 
@@ -112,6 +117,16 @@ def found_seal(reading: SealReading) -> FoundSeal:
     return FoundSeal(region.box, region.shape.value, reading.rim_text, inner, tuple(reading.codes))
 
 
+@dataclass(frozen=True)
+class PageRead:
+    """A page's text lines and trusted seals, and its height: what its seals are checked
+    against its parties on (`pipeline.checked_page`)."""
+
+    lines: list[TextLine]
+    seals: list[SealEvidence]
+    height: int
+
+
 class InProcessSeal:
     """What the seal BLS answers, computed in this process: by default with the configuration
     the seal model serves (its config.pbtxt)."""
@@ -124,9 +139,27 @@ class InProcessSeal:
         self.models = OnnxSealModels(model_repository, threads)
         self.words = seal_words(model_repository, self.config)
 
-    def page(self, image: bytes, expected: Sequence[str] = ()) -> PageReading:
-        """Every seal of an encoded page with its text, and the verdict on each expected name."""
-        return asyncio.run(read_page(decode_rgb(image), self.models, self.config, self.words, expected))
+    def page(self, image: bytes, expected: Sequence[str] = (), check_document: bool = False) -> PageReading:
+        """Every seal of an encoded page with its text, the verdict on each expected name, and,
+        where `check_document`, the seals checked against the parties the page names."""
+        rgb = decode_rgb(image)
+        return asyncio.run(read_page(rgb, self.models, self.config, self.words, expected, check_document))
+
+    def lines_and_seals(self, image: bytes) -> PageRead:
+        """What a page's seals are checked against its parties on (`check=document`): its lines
+        and its seals, read as the seal model reads them (`pipeline.read_lines_and_seals`)."""
+        rgb = decode_rgb(image)
+        lines, seals = asyncio.run(read_lines_and_seals(rgb, self.models, self.config, self.words))
+        return PageRead(lines, seals, rgb.shape[0])
+
+    def lines_only(self, image: bytes) -> list[TextLine]:
+        """A page's lines as `lines_and_seals` reads them (without its red ink)."""
+        return asyncio.run(page_lines(decode_rgb(image), self.models, self.config))
+
+    def seals_only(self, image: bytes) -> tuple[list[SealEvidence], int]:
+        """A page's seals as `lines_and_seals` reads them, and the page's height."""
+        rgb = decode_rgb(image)
+        return asyncio.run(read_page_seals(rgb, self.models, self.config, self.words)), rgb.shape[0]
 
     def readings(self, image: bytes) -> list[SealReading]:
         """Every seal of an encoded page with its text."""
@@ -150,16 +183,40 @@ def _read_in_worker(image: bytes) -> list[FoundSeal]:
     return _WORKER.read_page(image)
 
 
-def read_pages(
-    seal: InProcessSeal, images: Iterable[bytes], jobs: int, threads: int = 1
-) -> Iterator[list[FoundSeal]]:
-    """Each page's answer, in order: in this process, or over `jobs` worker processes (each
-    with its own sessions and the same configuration) when `jobs` is more than one."""
-    if jobs <= 1:
-        yield from (seal.read_page(image) for image in images)
-        return
+def _lines_and_seals_in_worker(image: bytes) -> PageRead:
+    assert _WORKER is not None  # set by the pool's initializer
+    return _WORKER.lines_and_seals(image)
+
+
+def _in_workers(
+    seal: InProcessSeal, work: Callable[[bytes], T], images: Iterable[bytes], jobs: int, threads: int
+) -> Iterator[T]:
+    """`work` on each image, in order, over `jobs` worker processes (each with its own
+    sessions and the same configuration)."""
     context = multiprocessing.get_context("spawn")  # ONNX Runtime's threads do not survive fork
     with ProcessPoolExecutor(
         jobs, context, initializer=_start_worker, initargs=(threads, seal.config)
     ) as pool:
-        yield from pool.map(_read_in_worker, images)
+        yield from pool.map(work, images)
+
+
+def read_pages(
+    seal: InProcessSeal, images: Iterable[bytes], jobs: int, threads: int = 1
+) -> Iterator[list[FoundSeal]]:
+    """Each page's answer, in order: in this process, or over `jobs` worker processes when
+    `jobs` is more than one."""
+    if jobs <= 1:
+        yield from (seal.read_page(image) for image in images)
+        return
+    yield from _in_workers(seal, _read_in_worker, images, jobs, threads)
+
+
+def read_lines_and_seals_of(
+    seal: InProcessSeal, images: Iterable[bytes], jobs: int, threads: int = 1
+) -> Iterator[PageRead]:
+    """Each page's lines and seals, in order: in this process, or over `jobs` worker processes
+    when `jobs` is more than one."""
+    if jobs <= 1:
+        yield from (seal.lines_and_seals(image) for image in images)
+        return
+    yield from _in_workers(seal, _lines_and_seals_in_worker, images, jobs, threads)

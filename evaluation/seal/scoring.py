@@ -115,10 +115,10 @@ class PageResult:
     false_seals: tuple[FoundSeal, ...]
 
 
-def _pairs(boxes: Sequence[Box], found: Sequence[FoundSeal]) -> list[tuple[int, int]]:
-    """Greedy one-to-one matching of boxes to found seals, best overlap first."""
+def matched_pairs(boxes: Sequence[Box], found: Sequence[Box]) -> list[tuple[int, int]]:
+    """Greedy one-to-one matching of true boxes to found seals' boxes, best overlap first."""
     scored = sorted(
-        ((box_iou(box, seal.box), i, j) for i, box in enumerate(boxes) for j, seal in enumerate(found)),
+        ((box_iou(box, seal), i, j) for i, box in enumerate(boxes) for j, seal in enumerate(found)),
         reverse=True,
     )
     used_box: set[int] = set()
@@ -137,7 +137,7 @@ def _pairs(boxes: Sequence[Box], found: Sequence[FoundSeal]) -> list[tuple[int, 
 def score_page(page: TruthPage, found: Sequence[FoundSeal]) -> PageResult:
     """Match a page's found seals to its truth and score them."""
     boxes = [seal.box for seal in page.seals] + list(page.ignore)
-    pairs = dict(_pairs(boxes, found))
+    pairs = dict(matched_pairs(boxes, [seal.box for seal in found]))
     results = tuple(
         SealResult(page, seal, found[pairs[i]] if i in pairs else None) for i, seal in enumerate(page.seals)
     )

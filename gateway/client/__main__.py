@@ -1,11 +1,13 @@
 """python -m gateway.client {mnist,ocr,seal} PATH... [--url URL] [--api-key KEY]
-[--concurrency N] [--output FILE] [--expect NAME]... [--expect-file FILE]
+[--concurrency N] [--output FILE] [--expect NAME]... [--expect-file FILE] [--check document]
 
 Sends every image and PDF under PATH to the gateway and writes one JSON line per file, and
 for a PDF one line per page before it, as each page is read. For seals, --expect names the
 organisations every file's seals should say: each answer then holds their verdicts
 (`expected`: found or not, score, which seal; for a PDF, per page and, in its closing line,
-on which page). With --output, files that
+on which page). --check document checks each page's seals against the parties the page
+itself names: each page's answer holds its `parties`, each seal's `party` and the page's
+`verdict`, and the summary on stderr counts the pages of each verdict. With --output, files that
 already have a final answer there are skipped and new lines appended, so the same command
 resumes an interrupted run (a PDF cut short is sent again whole). Exit status: 0 when every file was read, 1
 when some failed, 2 on bad arguments.
@@ -29,6 +31,7 @@ from gateway.client.runner import EMPTY_FORM, FileOutcome, Form, PageOutcome, Re
 
 TASKS = ("mnist", "ocr", "seal")
 EXPECT = "expect"  # the seal route's form field of expected names
+CHECK, CHECKS = "check", ("document",)  # its form field of the document check, and its one value
 API_KEY_ENV = "GATEWAY_API_KEY"
 
 
@@ -45,6 +48,9 @@ def _parser() -> argparse.ArgumentParser:
         "--expect", action="append", default=[], metavar="NAME", help="seal: a name to check (repeat)"
     )
     parser.add_argument("--expect-file", type=Path, metavar="FILE", help="seal: names to check, one per line")
+    parser.add_argument(
+        "--check", choices=CHECKS, help="seal: document = check the seals against the parties each page names"
+    )
     return parser
 
 
@@ -64,9 +70,10 @@ def form_of(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Form:
         names = names_to_expect(args)
     except OSError as exc:
         parser.error(f"--expect-file: {exc}")
-    if names and args.task != "seal":
-        parser.error("--expect and --expect-file are for seal")
-    return {EXPECT: names} if names else EMPTY_FORM
+    if (names or args.check) and args.task != "seal":
+        parser.error("--expect, --expect-file and --check are for seal")
+    form = ({EXPECT: names} if names else {}) | ({CHECK: [args.check]} if args.check else {})
+    return form or EMPTY_FORM
 
 
 @contextlib.contextmanager

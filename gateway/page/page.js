@@ -95,6 +95,64 @@ function sealNames(answer) {
   return names;
 }
 
+// The document check (check=document): the parties the page names, each seal's party, the verdict.
+const ROLES = { seller: "seller", buyer: "buyer", party_a: "甲方", party_b: "乙方", party_c: "丙方", issuer: "issuer", named: "named" };
+const GOOD_VERDICTS = new Set(["seller_sealed", "all_sealed", "sealed_by_party"]);
+
+function verdictClass(verdict) {
+  return GOOD_VERDICTS.has(verdict.verdict) ? "found" : "missing";
+}
+
+function partyText(party) {
+  return `${ROLES[party.role] || party.role}: ${party.text}${party.tax_id ? ` (${party.tax_id})` : ""}`;
+}
+
+function centre([x0, y0, x1, y1]) {
+  return [(x0 + x1) / 2, (y0 + y1) / 2];
+}
+
+function drawParties(answer, context) {
+  // Each party's name boxed and labelled under it; a line from each seal to its party's name.
+  context.strokeStyle = "#36c";
+  for (const party of answer.parties) {
+    const [x0, y0, x1, y1] = party.box;
+    context.strokeRect(x0, y0, x1 - x0, y1 - y0);
+    label(context, partyText(party), x0, y1 + parseInt(context.font, 10) + 4, "#236");
+  }
+  context.save();
+  context.setLineDash([12, 8]);
+  context.strokeStyle = "#0a6";
+  for (const seal of answer.seals) {
+    if (!seal.party) continue;
+    const [sx, sy] = centre(seal.box);
+    const [px, py] = centre(answer.parties[seal.party.index].box);
+    context.beginPath();
+    context.moveTo(sx, sy);
+    context.lineTo(px, py);
+    context.stroke();
+  }
+  context.restore();
+}
+
+function showCheck(answer, context, target) {
+  // The verdict first (in the list beside the picture, or the page's block), then the parties
+  // and which seal is whose.
+  const verdict = answer.verdict;
+  const line = element("div", `verdict ${verdictClass(verdict)}`, `Verdict: ${verdict.verdict} (${verdict.kind})`);
+  if (target === $("text")) $("verdicts").append(element("li", line.className, line.textContent));
+  else target.append(line);
+  const block = element("div", "document-check");
+  for (const reason of verdict.reasons) block.append(element("div", "reason", reason));
+  answer.parties.forEach((party, index) => {
+    const seals = answer.seals.map((seal, i) => (seal.party && seal.party.index === index ? i + 1 : 0)).filter(Boolean);
+    const sealed = seals.length ? ` — sealed by seal ${seals.join(", ")}` : "";
+    block.append(element("div", seals.length ? "party found" : "party", `${partyText(party)}${sealed}`));
+  });
+  if (!answer.parties.length) block.append(element("div", "party", "No party named on the page."));
+  target.append(block);
+  if (context) drawParties(answer, context);
+}
+
 function showSeals(answer, context, target = $("text")) {
   const names = sealNames(answer);
   answer.seals.forEach((seal, index) => {
@@ -118,6 +176,7 @@ function showSeals(answer, context, target = $("text")) {
   if (!answer.seals.length) target.append(element("div", "", "No seal found."));
   if (target === $("text")) showVerdicts(answer.expected || [], context);
   else for (const verdict of answer.expected || []) target.append(element("div", verdict.found ? "found" : "missing", verdictText(verdict)));
+  if (answer.verdict) showCheck(answer, context, target);
 }
 
 function showLines(answer, context, target = $("text")) {
@@ -228,6 +287,7 @@ async function run(file) {
   const form = new FormData();
   form.append("image", file, file.name || "pasted.png");
   for (const name of expectedNames()) form.append("expect", name);
+  if (task === "seal" && $("check-document").checked) form.append("check", "document");
   const key = $("key").value.trim();
   // A PDF's pages stream in as they are read; an image is answered with JSON whatever is asked.
   const headers = { Accept: `${NDJSON}, application/json` };
@@ -261,7 +321,7 @@ async function run(file) {
 }
 
 function showExpectField() {
-  $("expect-label").hidden = chosenTask() !== "seal";
+  $("expect-label").hidden = $("check-label").hidden = chosenTask() !== "seal";
 }
 
 function wire() {

@@ -25,6 +25,13 @@ from gateway.settings import Settings
 from gateway.triton import TextInputs, TritonClient
 from gateway.uploads import FIELD
 
+SCORE_DECIMALS = 4  # the digits of every score a JSON answer gives
+
+
+def utf8(value: bytes) -> str:
+    """A string tensor's element as text."""
+    return value.decode("utf-8")
+
 
 class ErrorBody(BaseModel):
     status: int
@@ -174,8 +181,9 @@ _ERRORS = {
     413: "upload larger than the byte cap (an image's, or a PDF's)",
     415: "not a supported image format (or a PDF where only images are read)",
     422: (
-        "missing field, too many form parts, undecodable image or PDF, over the pixel cap, or a PDF "
-        "over the page cap"
+        "missing field, too many form parts, a text field or query parameter that cannot be used as "
+        "sent (expected names, check), undecodable image or PDF, over the pixel cap, or a PDF over the "
+        "page cap"
     ),
     429: "too many requests in flight (see Retry-After)",
     502: "a model failed on the request (retrying will not help; details in the gateway's log)",

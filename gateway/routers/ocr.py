@@ -16,6 +16,7 @@ from gateway.documents import DocumentBody
 from gateway.responses import JSONResponse
 from gateway.routers.common import (
     DOCUMENT_REQUEST_BODY,
+    SCORE_DECIMALS,
     AcceptHeader,
     ModelRef,
     answer_document,
@@ -28,7 +29,6 @@ LINE_MODEL = "ocr_line"  # the whole image is one line (detect=false)
 DOCUMENT_MODEL = "ocr_document"  # a PDF's pages, each read by PAGE_MODEL
 OUTPUTS = ("TEXTS", "SCORES", "POLYGONS", "IMAGE_SIZE")
 COORDINATE_DECIMALS = 1
-SCORE_DECIMALS = 4
 router = APIRouter(prefix="/v1", tags=["ocr"])
 
 Point = Annotated[list[float], Field(min_length=2, max_length=2)]

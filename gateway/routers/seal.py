@@ -1,5 +1,7 @@
-"""POST /v1/seal: a page in, every red seal on it with its rim text, inner lines and codes, and,
-where the caller names the organisations it expects (`expect`), whether a seal says each."""
+"""POST /v1/seal: a page in, every red seal on it with its rim text, inner lines and codes; where
+the caller names the organisations it expects (`expect`), whether a seal says each; and, asked
+for (`check=document`, gateway.routers.seal_check), each seal checked against the parties the
+page itself names."""
 
 from __future__ import annotations
 
@@ -18,12 +20,25 @@ from gateway.errors import InvalidField
 from gateway.responses import JSONResponse
 from gateway.routers.common import (
     DOCUMENT_REQUEST_BODY,
+    SCORE_DECIMALS,
     AcceptHeader,
     DocumentEnd,
     ModelRef,
     answer_document,
     stream_responses,
+    utf8,
     with_form_fields,
+)
+from gateway.routers.seal_check import (
+    CHECK,
+    CHECK_FIELD,
+    CHECK_OUTPUTS,
+    CheckedPage,
+    CheckQuery,
+    SealParty,
+    check_inputs,
+    requested_check,
+    with_check,
 )
 from gateway.uploads import PDF, ImageUpload
 
@@ -32,12 +47,11 @@ DOCUMENT_MODEL = "seal_document"  # a PDF's pages, each read by MODEL
 SEAL_OUTPUTS = ("BOXES", "SHAPES", "RIM_TEXTS", "RIM_SCORES", "SEAL_SCORES", "MATCH_TEXTS", "MATCH_SCORES")
 LINE_OUTPUTS = ("INNER_TEXTS", "INNER_SCORES", "INNER_SEALS", "CODES", "CODE_SEALS")
 EXPECTED_OUTPUTS = ("EXPECTED_FOUND", "EXPECTED_SCORES", "EXPECTED_SEALS")
-OUTPUTS = SEAL_OUTPUTS + LINE_OUTPUTS + EXPECTED_OUTPUTS
+OUTPUTS = SEAL_OUTPUTS + LINE_OUTPUTS + EXPECTED_OUTPUTS + CHECK_OUTPUTS
 # The expected names: a form field (repeated) or a query parameter (raw bodies), sent to the
 # seal model as its EXPECTED input. Its limits are the model's own (imgproc/seal/expected.py).
 EXPECT, EXPECTED_INPUT = "expect", "EXPECTED"
 MAX_EXPECTED, MAX_NAME_CHARS = 20, 64
-SCORE_DECIMALS = 4
 router = APIRouter(prefix="/v1", tags=["seal"])
 
 
@@ -72,6 +86,11 @@ class Seal(BaseModel):
     inner_texts: list[SealLine] = Field(description="horizontal lines inside, e.g. 合同专用章")
     codes: list[str] = Field(description="number lines: a tax ID, the bottom-arc seal code")
     match: SealMatch | None = Field(description="the best expected name it carries (null: it carries none)")
+    party: SealParty | None = Field(
+        default=None,
+        description="with check=document only (absent otherwise): the party of `parties` whose name it"
+        " says (null: none of them)",
+    )
 
 
 class ExpectedName(BaseModel):
@@ -93,13 +112,13 @@ class ExpectedName(BaseModel):
     )
 
 
-class SealResult(BaseModel):
+class SealResult(CheckedPage):
     seals: list[Seal]
     expected: list[ExpectedName] = Field(description="one per expected name, in the order sent")
     model: ModelRef
 
 
-class SealPage(BaseModel):
+class SealPage(CheckedPage):
     page: int = Field(ge=1)
     width: int = Field(description="the rendered page's width in pixels; boxes are in these pixels")
     height: int
@@ -132,10 +151,6 @@ class SealPages(BaseModel):
     model: ModelRef
 
 
-def _text(value: bytes) -> str:
-    return value.decode("utf-8")
-
-
 def _lines_of(seal: int, owners: npt.NDArray[np.int32], values: list[Any]) -> list[Any]:
     return [value for owner, value in zip(owners.tolist(), values, strict=True) if owner == seal]
 
@@ -143,15 +158,15 @@ def _lines_of(seal: int, owners: npt.NDArray[np.int32], values: list[Any]) -> li
 def seals_json(out: dict[str, npt.NDArray[Any]]) -> list[dict[str, Any]]:
     """Regroup the BLS model's flat tensors into one JSON object per seal."""
     inner = [
-        {"text": _text(t), "score": round(float(s), SCORE_DECIMALS)}
+        {"text": utf8(t), "score": round(float(s), SCORE_DECIMALS)}
         for t, s in zip(out["INNER_TEXTS"], out["INNER_SCORES"], strict=True)
     ]
-    codes = [_text(code) for code in out["CODES"]]
+    codes = [utf8(code) for code in out["CODES"]]
     return [
         {
             "box": [int(round(v)) for v in box.tolist()],
-            "shape": _text(shape),
-            "rim_text": _text(rim),
+            "shape": utf8(shape),
+            "rim_text": utf8(rim),
             "rim_score": round(float(score), SCORE_DECIMALS),
             "score": round(float(seal_score), SCORE_DECIMALS),
             "inner_texts": _lines_of(i, out["INNER_SEALS"], inner),
@@ -174,7 +189,7 @@ def seals_json(out: dict[str, npt.NDArray[Any]]) -> list[dict[str, Any]]:
 
 
 def _match(text: bytes, score: float) -> dict[str, Any] | None:
-    return {"text": _text(text), "score": round(float(score), SCORE_DECIMALS)} if text else None
+    return {"text": utf8(text), "score": round(float(score), SCORE_DECIMALS)} if text else None
 
 
 def expected_json(out: dict[str, npt.NDArray[Any]], names: Sequence[str]) -> list[dict[str, Any]]:
@@ -191,10 +206,13 @@ def expected_json(out: dict[str, npt.NDArray[Any]], names: Sequence[str]) -> lis
     ]
 
 
-def seal_page_json(out: dict[str, npt.NDArray[Any]], names: Sequence[str]) -> dict[str, Any]:
-    """A page's seals and expected names (a PDF page's number and size come with it:
-    gateway.documents)."""
-    return {"seals": seals_json(out), "expected": expected_json(out, names)}
+def seal_page_json(
+    out: dict[str, npt.NDArray[Any]], names: Sequence[str], check: bool = False
+) -> dict[str, Any]:
+    """A page's seals and expected names, and, where the document check was asked for, its
+    parties and verdict (a PDF page's number and size come with it: gateway.documents)."""
+    page = {"seals": seals_json(out), "expected": expected_json(out, names)}
+    return with_check(page, out) if check else page
 
 
 def _best_page(text: str, pages: Sequence[dict[str, Any]], index: int) -> dict[str, Any]:
@@ -233,7 +251,7 @@ EXPECT_FIELD = {
     "maxItems": MAX_EXPECTED,
     "description": "an organisation name the seals should say (the field repeated for each name)",
 }
-SEAL_REQUEST_BODY = with_form_fields(DOCUMENT_REQUEST_BODY, {EXPECT: EXPECT_FIELD})
+SEAL_REQUEST_BODY = with_form_fields(DOCUMENT_REQUEST_BODY, {EXPECT: EXPECT_FIELD, CHECK: CHECK_FIELD})
 ExpectQuery = Annotated[
     list[str] | None,
     Query(
@@ -256,19 +274,24 @@ async def read_seals(
     triton: TritonDep,
     accept: AcceptHeader = None,
     expect: ExpectQuery = None,
+    check: CheckQuery = None,
 ) -> Response:
     """Find red stamps, unwrap their curved text and read rim, inner lines and codes. With
     expected names (`expect`), say for each whether a seal carries it, scored on the
     recognisers' probabilities rather than on the reading. A PDF's pages are rendered and read
     inside Triton; its answer has one entry per page, or, asked for as `application/x-ndjson`,
     one line per page as soon as it is read; either way the document's own `expected` says on
-    which page each name was found."""
+    which page each name was found. With `check=document`, each seal is checked against the
+    parties the page itself names (an invoice's seller and buyer, a contract's 甲方/乙方, a
+    certificate's issuer): the page's answer gains `parties`, each seal its `party` and the page
+    its `verdict`."""
     names = requested_names(upload, expect)
-    texts = {EXPECTED_INPUT: names} if names else {}
+    checked = requested_check(upload, check)
+    texts = ({EXPECTED_INPUT: names} if names else {}) | check_inputs(checked)
     if upload.format == PDF:
         body = DocumentBody(
-            lambda out: seal_page_json(out, names), lambda pages: document_expected(names, pages)
+            lambda out: seal_page_json(out, names, checked), lambda pages: document_expected(names, pages)
         )
         return await answer_document(request, accept, triton, DOCUMENT_MODEL, upload.data, body, texts)
     result = await triton.infer_image(MODEL, upload.data, OUTPUTS, texts=texts)
-    return JSONResponse({**seal_page_json(result.outputs, names), "model": result.model_ref()})
+    return JSONResponse({**seal_page_json(result.outputs, names, checked), "model": result.model_ref()})

@@ -38,12 +38,28 @@ def count(pages: int) -> Inference:
 Verdict = tuple[bool, float, int]  # an expected name's: found, score, seal (-1: none)
 
 
-def page(number: int, seals: int = 1, verdicts: list[Verdict] | None = None) -> Inference:
-    """A page as seal_document answers it; `verdicts` are those of the expected names sent."""
+def unchecked() -> dict[str, Any]:
+    """The document check's outputs of a page read without it: all empty."""
+    strings = ("PARTY_ROLES", "PARTY_TEXTS", "PARTY_SOURCES", "PARTY_TAX_IDS")
+    strings += ("DOCUMENT_KIND", "VERDICT", "VERDICT_REASONS")
+    return {
+        **{name: np.array([], np.object_) for name in strings},
+        "PARTY_BOXES": np.zeros((0, 4), np.int32),
+        "SEAL_PARTIES": np.zeros(0, np.int32),
+        "SEAL_PARTY_SCORES": np.zeros(0, np.float32),
+    }
+
+
+def page(
+    number: int, seals: int = 1, verdicts: list[Verdict] | None = None, check: dict[str, Any] | None = None
+) -> Inference:
+    """A page as seal_document answers it; `verdicts` are those of the expected names sent,
+    `check` the document check's outputs (none: unchecked)."""
     boxes = np.tile(np.array([[10.0, 20.0, 30.0, 40.0]], np.float32), (seals, 1))
     texts = np.array([b"rim"] * seals, np.object_)
     verdicts = verdicts or []
     return answer(
+        **(check or unchecked()),
         PAGE=[number],
         PAGE_SIZE=[300, 200],
         PAGE_ERROR=np.array([], np.object_),

@@ -22,6 +22,7 @@ from evaluation.support.pdf import as_pdf
 from evaluation.support.servers import serve_gateway
 from evaluation.support.text_corpus import render_page
 from gateway.settings import Settings
+from tests.integration import test_seal_document_check as document_check
 
 pytestmark = pytest.mark.integration
 CHROMIUM = Path(
@@ -118,6 +119,27 @@ def test_expected_names_are_sent_and_shown_found_or_not_as_the_api_says(
     assert shown.nth(1).inner_text().startswith(f"✗ {names[1]}: not found")
     ARTIFACTS.mkdir(exist_ok=True)
     browser_page.screenshot(path=str(ARTIFACTS / "page-seal-expected.png"), full_page=True)
+
+
+def test_the_document_check_is_asked_for_and_its_verdict_and_parties_shown_as_the_api_says(
+    page: tuple[Page, list[str]], gateway_url: str, http: httpx.Client, tmp_path: Path
+) -> None:
+    browser_page, _ = page
+    invoice, _ = document_check.invoice()
+    image = tmp_path / "invoice.jpg"
+    image.write_bytes(invoice.image)
+    browser_page.goto(f"{gateway_url}/?task=seal")
+    browser_page.check("#check-document")
+    upload(browser_page, image)
+    files = {"image": ("invoice.jpg", invoice.image)}
+    answer = http.post("/v1/seal", files=files, data={"check": "document"}, timeout=300).json()
+    verdict = browser_page.locator("#verdicts li.verdict")
+    expect(verdict).to_have_text(f"Verdict: {answer['verdict']['verdict']} ({answer['verdict']['kind']})")
+    shown = browser_page.locator(".document-check .party").all_inner_texts()
+    assert len(shown) == max(1, len(answer["parties"]))
+    assert all(party["text"] in line for party, line in zip(answer["parties"], shown, strict=False))
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser_page.screenshot(path=str(ARTIFACTS / "page-seal-document-check.png"), full_page=True)
 
 
 def test_a_text_page_shows_selectable_text(

@@ -15,6 +15,7 @@ import pytest
 
 from gateway.client import __main__ as cli
 from gateway.client.files import discover, settled
+from gateway.client.progress import Tally
 from gateway.client.runner import NO_ANSWER, FileOutcome, PageOutcome, RetryPolicy, retry_delay, run, send
 
 Handler = Callable[[httpx.Request], httpx.Response]
@@ -265,3 +266,26 @@ def test_expect_and_expect_file_are_read_together_and_only_for_seals(tmp_path: P
         with pytest.raises(SystemExit) as exited:
             cli.main(argv)
         assert exited.value.code == 2
+
+
+def test_check_document_goes_with_every_seal_file_and_only_for_seals(tmp_path: Path) -> None:
+    parser = cli._parser()
+    args = parser.parse_args(["seal", str(tmp_path), "--check", "document", "--expect", "丙"])
+    assert cli.form_of(args, parser) == {"expect": ["丙"], "check": ["document"]}
+    for task, value in (("ocr", "document"), ("seal", "parties")):
+        argv = [task, str(tmp_path), "--check", value]
+        with pytest.raises(SystemExit) as exited:
+            cli.main(argv)
+        assert exited.value.code == 2
+
+
+def test_the_summary_counts_the_pages_of_each_verdict() -> None:
+    tally = Tally(3)
+    verdict = {"kind": "invoice", "verdict": "seller_sealed", "reasons": ["r"]}
+    unsealed = {**verdict, "verdict": "seller_unsealed"}
+    tally.add(FileOutcome("a.png", 200, {"seals": [], "verdict": verdict}))
+    tally.add(FileOutcome("b.pdf", 200, {"pages": [{"verdict": verdict}, {"verdict": unsealed}]}))
+    tally.add(PageOutcome("c.pdf", 1, 200, {"page": 1, "verdict": unsealed}))
+    tally.add(FileOutcome("d.png", 200, {"seals": []}))  # checked not
+    assert tally.line().endswith("; verdicts: seller_sealed 2, seller_unsealed 2")
+    assert "verdicts" not in Tally(1).line()

@@ -10,9 +10,10 @@ from collections import defaultdict
 from pathlib import Path
 
 from imgproc.seal import expected
+from imgproc.seal.parties.verdict import VERDICTS
 
 from gateway.documents import PAGE_TABLE
-from gateway.routers import mnist, ocr, seal
+from gateway.routers import mnist, ocr, seal, seal_check
 from gateway.triton import IMAGE_INPUT
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,6 +60,7 @@ def test_the_gateways_wire_names_are_the_models() -> None:
     for model in (seal.MODEL, seal.DOCUMENT_MODEL):
         assert set(seal.OUTPUTS) <= tensors(model, "output"), model
         assert seal.EXPECTED_INPUT in tensors(model, "input"), model
+        assert seal_check.CHECK_INPUT in tensors(model, "input"), model
     for model in (ocr.DOCUMENT_MODEL, seal.DOCUMENT_MODEL):
         assert PAGE_TABLE <= tensors(model, "output"), model
         assert IMAGE_INPUT in tensors(model, "input"), model
@@ -66,6 +68,19 @@ def test_the_gateways_wire_names_are_the_models() -> None:
 
 def test_the_expected_names_limits_are_the_seal_models() -> None:
     assert (seal.MAX_EXPECTED, seal.MAX_NAME_CHARS) == (expected.MAX_EXPECTED, expected.MAX_NAME_CHARS)
+
+
+def test_the_document_check_is_asked_for_in_the_seal_models_word() -> None:
+    assert seal_check.CHECK_DOCUMENT == expected.CHECK_DOCUMENT
+
+
+def test_the_gateway_and_the_readme_name_every_verdict_the_seal_model_gives() -> None:
+    assert list(seal_check.VERDICTS) == list(VERDICTS)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert [word for word in VERDICTS if f"`{word}`" not in readme] == []
+    page = (ROOT / "gateway" / "page" / "page.js").read_text(encoding="utf-8")
+    good = re.search(r"GOOD_VERDICTS = new Set\(\[(.*?)\]\)", page)
+    assert good is not None and set(re.findall(r'"(\w+)"', good.group(1))) <= set(VERDICTS)
 
 
 def dict_keys(path: Path) -> set[str]:

@@ -24,7 +24,7 @@ from tests.unit.test_pymodel_with_fake_backend import FakeRequest, fake_backend
 IN_FLIGHT = 2
 CONFIG = {
     "name": "seal_document",
-    "input": [{"name": "IMAGE"}, {"name": "EXPECTED"}],
+    "input": [{"name": "IMAGE"}, {"name": "EXPECTED"}, {"name": "CHECK"}],
     "output": [{"name": name} for name in ("BOXES", "PAGE_COUNT", "PAGE", "PAGE_SIZE", "PAGE_ERROR")],
     "parameters": {
         key: {"string_value": value}
@@ -246,6 +246,29 @@ def test_seal_document_reads_good_expected_names_on_every_page(
     assert (
         request.sender.sent[0]["PAGE_COUNT"].tolist() == [2] and pages.inputs == [["EXPECTED", "IMAGE"]] * 2
     )
+
+
+@pytest.mark.parametrize("values", [[b"parties"], [b"document", b"document"], [b""]])
+def test_seal_document_refuses_any_check_but_document_before_its_page_count(
+    pydocument: types.ModuleType, monkeypatch: pytest.MonkeyPatch, values: list[bytes]
+) -> None:
+    pages = PageModel(pydocument)
+    request = DocumentRequest(blank_pdf(A4_POINTS), inputs={"CHECK": np.array(values, np.object_)})
+    asyncio.run(seal_document_over(pydocument, pages, monkeypatch).execute([request]))
+    (answer, last) = request.sender.sent
+    assert answer["PAGE"].tolist() == [0] and last == "FINAL" and pages.calls == 0
+    assert error_of(answer)[0] == "INVALID_ARGUMENT" and "CHECK must be" in error_of(answer)[1]
+
+
+def test_seal_document_passes_the_document_check_to_every_page(
+    pydocument: types.ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pages = PageModel(pydocument)
+    request = DocumentRequest(
+        blank_pdf(*[A4_POINTS] * 2), inputs={"CHECK": np.array([b"document"], np.object_)}
+    )
+    asyncio.run(seal_document_over(pydocument, pages, monkeypatch).execute([request]))
+    assert request.sender.sent[0]["PAGE_COUNT"].tolist() == [2] and pages.inputs == [["CHECK", "IMAGE"]] * 2
 
 
 def test_a_pdf_that_cannot_be_read_is_page_zero_with_its_error(

@@ -11,12 +11,13 @@ import numpy as np
 import pytest
 from imgproc.seal.config import DEFAULT_CONFIG
 from imgproc.seal.cut import cut_seal
-from imgproc.seal.pipeline import read_strips
+from imgproc.seal.pipeline import read_page, read_strips
 from imgproc.seal.read import Recognisers, read_rim
 from imgproc.seal.read import read_strip_lines as read_other_lines
 from imgproc.seal.records import Line, Readings, SealCrop, SealRegion, SealStrips, Shape, Strip
 from imgproc.seal.repair import Correct, as_read, corrected_line, repair_rim, seal_reading
 from imgproc.text import Decoded
+from imgproc.text.lines import TextLine
 
 CONFIG = replace(
     DEFAULT_CONFIG, read=replace(DEFAULT_CONFIG.read, recognisers=Recognisers("first", ("second", "third")))
@@ -55,11 +56,12 @@ class FakeModels:
         self.calls.append((model, len(images)))
         return [decoded(*self.table[model][int(i[0, 0])]) for i in images]
 
-    async def read_lines(self, image: np.ndarray) -> list[Line]:
+    async def read_lines(self, image: np.ndarray) -> list[TextLine]:
         self.calls.append(("read_lines", 1))
         if image.shape[1] < self.lines_wide:
             return []
-        return self.lines if image.flat[0] == 0 else self.lines[::-1]
+        lines = self.lines if image.flat[0] == 0 else self.lines[::-1]
+        return [TextLine(text, score, (0, 0, image.shape[1], image.shape[0])) for text, score in lines]
 
 
 def rim(models: FakeModels, *strips: Strip) -> Decoded | None:
@@ -234,3 +236,23 @@ def test_a_page_of_more_seals_than_are_read_is_refused_before_any_is_cut(
     with pytest.raises(pipeline.TooManySeals, match=r"^refused: 3 seals found on one page; at most 2 "):
         asyncio.run(pipeline.read_page(page, models, replace(DEFAULT_CONFIG, max_seals=2)))  # type: ignore[arg-type]
     assert (work, models.calls) == ([], [])
+
+
+def test_a_page_checked_against_its_document_reads_its_lines_without_red_ink() -> None:
+    page = np.full((400, 600, 3), 255, np.uint8)
+    page[50:60, 50:150] = (0, 0, 0)  # black print
+    page[200:210, 50:150] = (230, 30, 30)  # a red stroke, no seal
+    seen: list[np.ndarray] = []
+    lines = [("销售方名称：上海滴滴畅行科技有限公司", 0.99), ("电子发票（普通发票）", 0.99)]
+
+    class Recording(FakeModels):
+        async def read_lines(self, image: np.ndarray) -> list[TextLine]:
+            seen.append(image)
+            return await super().read_lines(image)
+
+    reading = asyncio.run(read_page(page, Recording({}, lines), check_document=True))
+    assert reading.seals == [] and reading.document is not None
+    assert (reading.document.kind, reading.document.verdict) == ("invoice", "seller_unsealed")
+    assert [party.text for party in reading.document.parties] == ["上海滴滴畅行科技有限公司"]
+    assert len(seen) == 1 and (seen[0][55, 100] == 0).all() and (seen[0][205, 100] == 255).all()
+    assert asyncio.run(read_page(page, Recording({}, lines))).document is None and len(seen) == 1

@@ -12,7 +12,7 @@ from imgproc.seal.tunables import table
 
 ROOT = Path(__file__).resolve().parents[2]
 SEAL = ROOT / "triton_repo" / "shared" / "imgproc" / "seal"
-STAGES = ("find", "fit", "cut", "locate", "unwrap", "read", "repair", "trust")
+STAGES = ("find", "fit", "cut", "locate", "unwrap", "read", "repair", "trust", "parties")
 SHARED = ("records", "geometry", "runs", "ink", "codes", "words")
 EXCEPTIONS = {"find": {"fit"}}  # find runs fit on each blob inside its search (README: The stages)
 

@@ -13,8 +13,9 @@ The responses of one request, in this order:
 
 The model's inputs other than the PDF (`IMAGE`), where a request sends them, are passed to
 each page's call as they came (seal_document's optional `EXPECTED`: the names the seal model
-checks every page's seals against). Every input is checked before the first response
-(`check_inputs`, `page_timeout_s`): a bad one is the document's error, never a page's.
+checks every page's seals against, and `CHECK`: every page's seals checked against its
+parties). Every input is checked before the first response (`check_inputs`, `page_timeout_s`):
+a bad one is the document's error, never a page's.
 
 A document that cannot be read at all (not a PDF, encrypted, over the caps) is one response
 of `PAGE` 0 with its `PAGE_ERROR`, then the final flag. Errors travel as outputs rather than

@@ -36,7 +36,17 @@ from typing import Any
 
 from PIL import Image
 
-from evaluation.seal.dataset import CORPUS, HELDOUT, TUNING, Box, TruthPage, TruthSeal, as_box, split_lines
+from evaluation.seal.dataset import (
+    CORPUS,
+    HELDOUT,
+    TUNING,
+    Box,
+    Owner,
+    TruthPage,
+    TruthSeal,
+    as_box,
+    split_lines,
+)
 
 MANIFEST = Path(__file__).with_name("corpus.json")
 CACHE = Path(".cache/seal-corpus")
@@ -144,8 +154,23 @@ def truth_seal(seal: dict[str, Any], orientation: int, width: int, height: int) 
     box = _upright(as_box(seal["box"]), orientation, width, height)
     inner, codes = split_lines(" ".join(seal.get("inner_texts") or []), list(seal.get("codes") or []))
     shape = {"rectangle": "rect", "square": "rect"}.get(seal["shape"], seal["shape"])
+    owner = seal.get("owner")
     return TruthSeal(
-        box, shape, seal.get("rim_text"), inner, codes, bool(seal.get("cut")), bool(seal.get("over_print"))
+        box,
+        shape,
+        seal.get("rim_text"),
+        inner,
+        codes,
+        bool(seal.get("cut")),
+        bool(seal.get("over_print")),
+        None if owner is None else _owner(owner, orientation, width, height),
+    )
+
+
+def _owner(owner: dict[str, Any], orientation: int, width: int, height: int) -> Owner:
+    """A seal's owner as its page prints it, its box upright."""
+    return Owner(
+        str(owner["text"]), str(owner["role"]), _upright(as_box(owner["box"]), orientation, width, height)
     )
 
 

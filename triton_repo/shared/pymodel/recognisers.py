@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,12 +11,12 @@ from imgproc.imaging import three_channels
 from imgproc.text import (
     Decoded,
     apply_direction,
-    aspect_batches,
     cls_preprocess,
     ctc_decode_chars,
     rec_preprocess,
 )
 from imgproc.text.charset import load_charset
+from imgproc.text.lines import TextLine, read_in_groups
 from imgproc.text.lines import read_lines as text_lines
 from imgproc.text.recognition import REC_BATCH_SIZE
 from imgproc.text.seq2seq import as_decoded, padded_batch
@@ -112,21 +111,16 @@ async def recognise_grouped(
     model: RecognitionModel = PPOCR_V4,
     batch_size: int = REC_BATCH_SIZE,
 ) -> list[Decoded]:
-    """BGR line crops read in RapidOCR's groups (`aspect_batches`: similar widths together, so
-    a short line is not padded to the page's widest), all groups' BLS calls in flight at once,
-    each decoded as soon as it returns; results in input order. Raises ModelCallError."""
-    groups = aspect_batches(crops, batch_size)
-    read = await asyncio.gather(
-        *(recognise_chars([crops[i] for i in group], charset, model) for group in groups)
-    )
-    lines: list[Decoded] = [Decoded((), ())] * len(crops)
-    for group, decoded in zip(groups, read, strict=True):
-        for index, line in zip(group, decoded, strict=True):
-            lines[index] = line
-    return lines
+    """BGR line crops read in RapidOCR's groups (`imgproc.text.lines.read_in_groups`), all
+    groups' BLS calls in flight at once; results in input order. Raises ModelCallError."""
+
+    async def recognise(group: list[Pixels]) -> list[Decoded]:
+        return await recognise_chars(group, charset, model)
+
+    return await read_in_groups(list(crops), recognise, batch_size)
 
 
-async def read_image_lines(image: Pixels, charset: Sequence[str]) -> list[tuple[str, float]]:
+async def read_image_lines(image: Pixels, charset: Sequence[str]) -> list[TextLine]:
     """Detect, order, straighten and recognise the text lines of an image through BLS
     (`imgproc.text.lines.read_image_lines`); raises ModelCallError."""
 
@@ -137,6 +131,6 @@ async def read_image_lines(image: Pixels, charset: Sequence[str]) -> list[tuple[
         return await call_model_async(DIRECTION_MODEL, {DIRECTION_INPUT: tensor}, DIRECTION_OUTPUT)
 
     async def recognise(crops: list[Pixels]) -> list[Decoded]:
-        return await recognise_chars(crops, charset)
+        return await recognise_grouped(crops, charset)
 
     return await text_lines(image, detect, classify, recognise)

@@ -16,11 +16,12 @@ import numpy as np
 from imgproc.arrays import AnyArray, Floats, Pixels
 from imgproc.imaging import decode_rgb
 from imgproc.seal.config import SealConfig, served_config
-from imgproc.seal.expected import expected_names
+from imgproc.seal.expected import check_requested, expected_names
 from imgproc.seal.pipeline import read_page
-from imgproc.seal.records import Line, PageReading
+from imgproc.seal.records import DocumentCheck, PageReading
 from imgproc.seal.words import load_words
 from imgproc.text import Decoded
+from imgproc.text.lines import TextLine
 from pymodel import (
     RECOGNITION_MODELS,
     AsyncPerRequestModel,
@@ -66,7 +67,7 @@ class TritonSealModels:
         charset, recogniser = self._charsets[model], RECOGNITION_MODELS[model]
         return await recognise_chars(images, charset, recogniser, alternatives, frames)
 
-    async def read_lines(self, image: Pixels) -> list[Line]:
+    async def read_lines(self, image: Pixels) -> list[TextLine]:
         return await read_image_lines(image, self._lines_charset)
 
 
@@ -89,22 +90,46 @@ def _verdicts(page: PageReading) -> dict[str, AnyArray]:
     }
 
 
+def _document(check: DocumentCheck | None) -> dict[str, AnyArray]:
+    """The page's parties, each seal's party and the verdict, as flat tensors: all empty where
+    the check was not asked for; else one party per row, one link per seal (-1: none), and the
+    kind and verdict as one string each."""
+    parties = [] if check is None else check.parties
+    links = [] if check is None else check.links
+    return {
+        "PARTY_ROLES": strings([party.role for party in parties]),
+        "PARTY_TEXTS": strings([party.text for party in parties]),
+        "PARTY_BOXES": np.array([party.box for party in parties], np.int32).reshape(-1, 4),
+        "PARTY_SOURCES": strings([party.source for party in parties]),
+        "PARTY_TAX_IDS": strings([party.tax_id or "" for party in parties]),
+        "SEAL_PARTIES": np.array([-1 if link is None else link.index for link in links], np.int32),
+        "SEAL_PARTY_SCORES": np.array([0.0 if link is None else link.score for link in links], np.float32),
+        "DOCUMENT_KIND": strings([] if check is None else [check.kind]),
+        "VERDICT": strings([] if check is None else [check.verdict]),
+        "VERDICT_REASONS": strings([] if check is None else check.reasons),
+    }
+
+
 def _tensors(page: PageReading) -> dict[str, AnyArray]:
     readings = page.seals
     inner = [(i, line) for i, reading in enumerate(readings) for line in reading.inner]
     codes = [(i, code) for i, reading in enumerate(readings) for code in reading.codes]
-    return _verdicts(page) | {
-        "BOXES": np.array([r.region.box for r in readings], np.float32).reshape(-1, 4),
-        "SHAPES": strings([r.region.shape.value for r in readings]),
-        "RIM_TEXTS": strings([r.rim_text for r in readings]),
-        "RIM_SCORES": np.array([r.rim_score for r in readings], np.float32),
-        "SEAL_SCORES": np.array([r.score for r in readings], np.float32),
-        "INNER_TEXTS": strings([text for _, (text, _) in inner]),
-        "INNER_SCORES": np.array([score for _, (_, score) in inner], np.float32),
-        "INNER_SEALS": np.array([i for i, _ in inner], np.int32),
-        "CODES": strings([code for _, code in codes]),
-        "CODE_SEALS": np.array([i for i, _ in codes], np.int32),
-    }
+    return (
+        _verdicts(page)
+        | _document(page.document)
+        | {
+            "BOXES": np.array([r.region.box for r in readings], np.float32).reshape(-1, 4),
+            "SHAPES": strings([r.region.shape.value for r in readings]),
+            "RIM_TEXTS": strings([r.rim_text for r in readings]),
+            "RIM_SCORES": np.array([r.rim_score for r in readings], np.float32),
+            "SEAL_SCORES": np.array([r.score for r in readings], np.float32),
+            "INNER_TEXTS": strings([text for _, (text, _) in inner]),
+            "INNER_SCORES": np.array([score for _, (_, score) in inner], np.float32),
+            "INNER_SEALS": np.array([i for i, _ in inner], np.int32),
+            "CODES": strings([code for _, code in codes]),
+            "CODE_SEALS": np.array([i for i, _ in codes], np.int32),
+        }
+    )
 
 
 class TritonPythonModel(AsyncPerRequestModel):
@@ -119,6 +144,7 @@ class TritonPythonModel(AsyncPerRequestModel):
 
     async def respond(self, request: Any) -> Any:
         expected = expected_names(optional_input(request, "EXPECTED"))
+        check = check_requested(optional_input(request, "CHECK"))
         page = decode_rgb(request_bytes(request)[0], self._max_pixels)
-        reading = await read_page(page, self._models, self._config, self._words, expected)
+        reading = await read_page(page, self._models, self._config, self._words, expected, check)
         return response(**_tensors(reading))

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from imgproc.arrays import AnyArray
-from imgproc.seal.expected import expected_names
+from imgproc.seal.expected import check_requested, expected_names
 from pydocument import DocumentModel
 
 
@@ -12,4 +12,6 @@ class TritonPythonModel(DocumentModel):
     """pydocument.DocumentModel; config.pbtxt names the page model and the rendering caps."""
 
     def check_inputs(self, inputs: dict[str, AnyArray]) -> None:
-        expected_names(inputs.get("EXPECTED"))  # refused before the page count, not on every page
+        # Refused before the page count, not on every page.
+        expected_names(inputs.get("EXPECTED"))
+        check_requested(inputs.get("CHECK"))

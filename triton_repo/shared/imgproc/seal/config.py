@@ -3,7 +3,8 @@ the data flows, each field with its reason beside it (`python -m imgproc.seal.tu
 writes them all into docs/seal/tunables.md).
 
 `SealConfig` nests the stages' classes: `ink` (what seal ink is: find and cut both read it),
-`find`, `fit`, `cut`, `locate`, `unwrap`, `read`, `repair`, `trust`. The seal model's config.pbtxt may
+`find`, `fit`, `cut`, `locate`, `unwrap`, `read`, `repair`, `trust`, and `parties` (the seals
+checked against the parties the page names). The seal model's config.pbtxt may
 override any field by its dotted name (`parameters { key: "locate.angular_pad" value: {
 string_value: "0.6" } }`, `max_seals` at the top), which `served_config` applies; the
 evaluation harness builds its configuration the same way from the same file, so it measures
@@ -21,6 +22,7 @@ from .find import DEFAULT_FIND, FindParams
 from .fit import DEFAULT_FIT, FitParams
 from .ink import DEFAULT_INK, InkParams
 from .locate import DEFAULT_LOCATE, LocateParams
+from .parties import DEFAULT_PARTIES, PartiesParams
 from .read import DEFAULT_READ, ReadParams
 from .repair import DEFAULT_REPAIR, RepairParams
 from .trust import DEFAULT_TRUST, TrustParams
@@ -45,6 +47,7 @@ class SealConfig:
     read: ReadParams = DEFAULT_READ  # strips -> readings (see `read`)
     repair: RepairParams = DEFAULT_REPAIR  # readings -> the seal's text (see `repair`)
     trust: TrustParams = DEFAULT_TRUST  # the text -> scores that mean what they say (see `trust`)
+    parties: PartiesParams = DEFAULT_PARTIES  # the page's lines -> its parties, each seal's (see `parties`)
 
 
 DEFAULT_CONFIG = SealConfig()

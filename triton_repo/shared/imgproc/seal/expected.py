@@ -1,6 +1,7 @@
-"""The names a request expects its seals to say (the optional `EXPECTED` input of `seal` and of
-`seal_document`): how many a request may carry and how long each may be, checked here for both
-models; `seal_document` checks them before it answers anything, as it does every input."""
+"""What a request asks of its seals beside the page, checked here for both `seal` and
+`seal_document` (which checks them before it answers anything, as it does every input): the
+names it expects them to say (the optional `EXPECTED` input: how many a request may carry and
+how long each may be), and whether they are checked against the page's own parties (`CHECK`)."""
 
 from __future__ import annotations
 
@@ -21,3 +22,19 @@ def expected_names(tensor: AnyArray | None) -> list[str]:
     if any(not name.strip() or len(name) > MAX_NAME_CHARS for name in names):
         raise Refused(f"an expected name must hold 1 to {MAX_NAME_CHARS} characters")
     return names
+
+
+# The one check a request may ask for beside its names (the optional `CHECK` input): the seals
+# checked against the parties the page itself names (`pipeline.read_page(check_document=True)`).
+CHECK_DOCUMENT = "document"
+
+
+def check_requested(tensor: AnyArray | None) -> bool:
+    """Whether a `CHECK` tensor asks for the document check (False where it was not sent);
+    raises Refused for anything but the one value `CHECK_DOCUMENT`."""
+    if tensor is None:
+        return False
+    values = [bytes(value).decode("utf-8", "replace") for value in tensor.reshape(-1)]
+    if values != [CHECK_DOCUMENT]:
+        raise Refused(f"CHECK must be the one value {CHECK_DOCUMENT!r}, not {values[:3]!r}")
+    return True

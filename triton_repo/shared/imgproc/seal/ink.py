@@ -89,6 +89,22 @@ def red_mask(rgb: Pixels, params: InkParams = DEFAULT_INK) -> Mask:
     return red_mask_hsv(to_hsv(rgb), params)
 
 
+def without_ink(rgb: Pixels, min_saturation: int, params: InkParams = DEFAULT_INK) -> Pixels:
+    """The RGB image with its seal ink made white: what a page's reader reads of the black
+    print a seal is stamped over (an issuer's name under its seal), which red strokes through
+    it break into other characters. Only red and magenta ink at least `min_saturation`
+    saturated is taken out, not vermilion: an invoice form's labels are printed in a brownish
+    orange the reader must still read. Black print crossed by ink stays: it is dark, not red."""
+    hsv = to_hsv(rgb)
+    red = in_range(hsv, (0, min_saturation, params.min_value), (params.red_hue_max, WHITE, WHITE))
+    magenta = in_range(
+        hsv, (params.magenta_hue_min, min_saturation, params.min_value), (HUE_MAX, WHITE, WHITE)
+    )
+    clean = rgb.copy()
+    clean[(red > 0) | (magenta > 0)] = WHITE
+    return clean
+
+
 def is_grey(hsv: Pixels, params: InkParams = DEFAULT_INK) -> bool:
     """Whether an OpenCV HSV image has (almost) no colour: a photocopy or a grey scan."""
     grid = np.ascontiguousarray(hsv[:: params.grey_stride, :: params.grey_stride])

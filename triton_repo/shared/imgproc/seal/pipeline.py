@@ -1,33 +1,38 @@
 """A page in, every seal's text out: the stages in order, with the models behind one interface.
 
-    find -> fit -> cut -> locate -> unwrap -> read -> repair -> trust
+    find -> fit -> cut -> locate -> unwrap -> read -> repair -> trust (-> parties)
 
 The models are called through `SealModels`, whose methods are coroutines: the seal BLS
 implements it with Triton BLS requests (`async_exec`), the evaluation harness with ONNX
 Runtime in-process, the unit tests with fakes. The seals of a page are read concurrently,
 and so are the calls within a seal that do not wait on each other (a rim re-read by several
 recognisers, the arcs and the lines), which lets Triton overlap them (on a GPU, and on several
-model instances).
+model instances). Where the page is checked against the parties it names, its lines are read
+by the general OCR (`read_lines`) while its seals are found and read.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Protocol
 
 from imgproc.arrays import Floats, Pixels
 from imgproc.imaging import Refused
+from imgproc.text.lines import TextLine
 
 from .config import DEFAULT_CONFIG, SealConfig
 from .cut import cut_seal, surroundings
 from .find import find_on_page
 from .fit import crossing
+from .ink import without_ink
 from .locate import locate_seal
+from .parties import SealSays, document_check, page_parties
 from .read import Readers, read_around, read_seal
-from .records import PageReading, SealCrop, SealEvidence, SealRegion, SealStrips
+from .records import DocumentCheck, PageReading, SealCrop, SealEvidence, SealRegion, SealStrips
 from .repair import repair_rim, seal_reading, wants_surroundings
-from .trust import page_reading, trusted
+from .trust import answered, name_scores, page_reading, trusted
 from .unwrap import unwrap_seal
 from .words import NO_WORDS, Words
 
@@ -98,9 +103,46 @@ async def read_page(
     config: SealConfig = DEFAULT_CONFIG,
     words: Words = NO_WORDS,
     expected: Sequence[str] = (),
+    check_document: bool = False,
 ) -> PageReading:
-    """Every seal on an RGB page with its text (none when there is none), and whether each
-    `expected` name is on it. Raises TooManySeals."""
+    """Every seal on an RGB page with its text (none when there is none), whether each
+    `expected` name is on it, and, where `check_document`, the seals checked against the
+    parties the page names (its lines read by the general OCR while the seals are found and
+    read). Raises TooManySeals."""
+    if not check_document:
+        return page_reading(await read_page_seals(rgb, models, config, words), expected, words, config.trust)
+    lines, seals = await read_lines_and_seals(rgb, models, config, words)
+    return checked_page(lines, seals, rgb.shape[0], config, words, expected)
+
+
+async def read_lines_and_seals(
+    rgb: Pixels, models: SealModels, config: SealConfig = DEFAULT_CONFIG, words: Words = NO_WORDS
+) -> tuple[list[TextLine], list[SealEvidence]]:
+    """The page's text lines (read without its red ink, `page_lines`) and its seals, read
+    concurrently: the lines' model calls start before the CPU-bound find, and go on while the
+    seals are cut and read. Raises TooManySeals."""
+    lines = asyncio.ensure_future(page_lines(rgb, models, config))
+    await asyncio.sleep(0)  # the lines' first model call goes out before the find
+    try:
+        seals = await read_page_seals(rgb, models, config, words)
+    except BaseException:
+        lines.cancel()
+        raise
+    return await lines, seals
+
+
+async def page_lines(rgb: Pixels, models: SealModels, config: SealConfig = DEFAULT_CONFIG) -> list[TextLine]:
+    """The page's text lines, read with its seal ink made white (`ink.without_ink`): red
+    strokes through the names printed under seals make the reader read other characters there
+    (教赢部考试中 for 教育部考试中心), and the seals' own text is not read as the page's."""
+    return await models.read_lines(without_ink(rgb, config.parties.ink_out_saturation, config.ink))
+
+
+async def read_page_seals(
+    rgb: Pixels, models: SealModels, config: SealConfig = DEFAULT_CONFIG, words: Words = NO_WORDS
+) -> list[SealEvidence]:
+    """Every seal on the page, found, cut and read, with what names are checked on. Raises
+    TooManySeals."""
     balanced, regions = find_on_page(rgb, config.ink, config.find, config.fit)
     # Refused before any is cut: cutting and the check of which seals cross (every pair) grow
     # with the seals found, and a page of a hundred would hold the model for nothing.
@@ -110,5 +152,40 @@ async def read_page(
             "(send the seals in parts)"
         )
     crops = _cut_seals(balanced, regions, config)
-    seals = await asyncio.gather(*(read_crop(crop, models, config, words) for crop in crops))
-    return page_reading(seals, expected, words, config.trust)
+    return list(await asyncio.gather(*(read_crop(crop, models, config, words) for crop in crops)))
+
+
+def checked_page(
+    lines: Sequence[TextLine],
+    seals: Sequence[SealEvidence],
+    page_height: int,
+    config: SealConfig = DEFAULT_CONFIG,
+    words: Words = NO_WORDS,
+    expected: Sequence[str] = (),
+) -> PageReading:
+    """The page's answer (`page_reading`) with its seals checked against the parties its lines
+    name."""
+    page = page_reading(seals, expected, words, config.trust)
+    document = checked_document(lines, answered(seals, config.trust), page_height, config, words)
+    return replace(page, document=document)
+
+
+def checked_document(
+    lines: Sequence[TextLine],
+    seals: Sequence[SealEvidence],
+    page_height: int,
+    config: SealConfig = DEFAULT_CONFIG,
+    words: Words = NO_WORDS,
+) -> DocumentCheck:
+    """The page's seals (those its answer holds, in its order) checked against the parties its
+    lines name: each party's name scored on each seal as an expected name is."""
+    boxes = [seal.reading.region.box for seal in seals]
+    kind, parties = page_parties(lines, boxes, page_height, words.normalized, config.parties)
+    scores = name_scores([party.text for party in parties], seals, words, config.trust)
+    says = [_says(seal, words) for seal in seals]
+    return document_check(kind, parties, scores, says, boxes, config.trust.found_score, config.parties)
+
+
+def _says(seal: SealEvidence, words: Words) -> SealSays:
+    reading = seal.reading
+    return SealSays(words.normalized(reading.rim_text), reading.rim_score, tuple(reading.codes))

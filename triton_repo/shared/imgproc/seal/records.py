@@ -2,7 +2,7 @@
 
     page ─find─▶ WorkingInk, blobs ─fit─▶ SealRegion ─cut─▶ SealCrop ─locate─▶ Located
          ─unwrap─▶ SealStrips ─read─▶ Readings ─repair─▶ SealReading ─trust─▶ SealEvidence
-         ─(the page's seals)─▶ PageReading
+         ─(the page's seals)─▶ PageReading ─(the page's lines: parties)─▶ DocumentCheck
 
 Each stage reads the record before it and writes the one after it; nothing else passes
 between stages (find and fit are one search: find hands fit each blob, docs/seal/README.md).
@@ -330,8 +330,49 @@ class SealEvidence:
 
 
 @dataclass(frozen=True)
+class Party:
+    """A party the page names (`parties`): its role ("seller", "buyer", "party_a", "party_b",
+    "party_c", "issuer" or "named"), its organisation name as printed (normalized as expected
+    names are), the box of the line it was read from (page pixels), the rule that found it
+    ("label": a label such as 销售方名称 or 甲方 names it; "layout": an organisation name printed
+    near a seal or at the page's head or foot), and an invoice party's printed tax ID."""
+
+    role: str
+    text: str
+    box: Box
+    source: str
+    tax_id: str | None = None
+
+
+@dataclass(frozen=True)
+class PartyLink:
+    """A seal linked to one party of `DocumentCheck.parties` (its index and role), and the
+    probability that the seal is that party's (scored as an expected name is)."""
+
+    index: int
+    role: str
+    score: float
+
+
+@dataclass(frozen=True)
+class DocumentCheck:
+    """A page's seals checked against the parties it names: the kind of document ("invoice",
+    "contract", "certificate" or "other"), the parties, one link per seal of the
+    `PageReading` in its order (None: the seal is none of the parties'), and the verdict in a
+    word with the reasons for it in sentences."""
+
+    kind: str
+    parties: list[Party]
+    links: list[PartyLink | None]
+    verdict: str
+    reasons: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class PageReading:
-    """Every seal of a page, largest first, and the verdict on each expected name."""
+    """Every seal of a page, largest first, the verdict on each expected name, and, where it
+    was asked for, the seals checked against the parties the page names."""
 
     seals: list[SealReading]
     expected: list[Verdict] = field(default_factory=list)
+    document: DocumentCheck | None = None

@@ -19,6 +19,7 @@ from typing import Protocol
 
 from imgproc.arrays import Pixels
 from imgproc.text import Decoded
+from imgproc.text.lines import TextLine
 
 from ..codes import is_code
 from ..records import Line, Readings, RimSource, SealStrips, Strip
@@ -48,8 +49,9 @@ class Readers(Protocol):
         """Each line image read by the recogniser `model`, with `alternatives` per character and,
         when `frames` is set, that many likeliest characters of every frame (`Decoded.frames`)."""
 
-    async def read_lines(self, image: Pixels) -> list[Line]:
-        """The text lines of an image, found by the general text detector and read."""
+    async def read_lines(self, image: Pixels) -> list[TextLine]:
+        """The text lines of an image, found by the general text detector and read, with their
+        boxes in the image's pixels."""
 
 
 async def _all_readings(
@@ -146,7 +148,7 @@ async def read_strip_lines(
     candidates = [strip.image for arc in strips.arcs for strip in arc]
     images = candidates + list(strips.lines)
     found = models.recognise(params.recognisers.first, images, params.alternatives) if images else _nothing()
-    found_lines = asyncio.gather(*(models.read_lines(image) for image in strips.interiors))
+    found_lines = asyncio.gather(*(_lines(image, models) for image in strips.interiors))
     first, interiors = await asyncio.gather(found, found_lines)
     read = await _with_repeats(first, images, models, params)
     lines: list[Decoded] = []
@@ -174,4 +176,11 @@ async def read_around(views: Sequence[Pixels], models: Readers) -> list[Line]:
     """The lines of a seal's views (`cut.surroundings`: the crop and the page beside it): where
     a seal's rim went unread, the invoice title printed across a supervision seal runs on past
     it."""
-    return [line for lines in await asyncio.gather(*map(models.read_lines, views)) for line in lines]
+    found = await asyncio.gather(*(_lines(view, models) for view in views))
+    return [line for lines in found for line in lines]
+
+
+async def _lines(image: Pixels, models: Readers) -> list[Line]:
+    """The text lines of an image, each as its text and confidence (a seal's lines have no use
+    for where they lie in the crop)."""
+    return [(line.text, line.score) for line in await models.read_lines(image)]

@@ -19,9 +19,9 @@ from ..words import Words
 from .evidence import rim_evidence, rim_score
 from .params import DEFAULT_TRUST, TrustParams
 from .region import kept, seal_score
-from .verify import verdicts
+from .verify import name_scores, verdicts
 
-__all__ = ["DEFAULT_TRUST", "TrustParams", "page_reading", "trusted"]
+__all__ = ["DEFAULT_TRUST", "TrustParams", "answered", "name_scores", "page_reading", "trusted"]
 
 
 def trusted(
@@ -39,12 +39,18 @@ def trusted(
     return SealEvidence(replace(reading, score=seal_score(reading, params)), readings.sources)
 
 
+def answered(seals: Sequence[SealEvidence], params: TrustParams = DEFAULT_TRUST) -> list[SealEvidence]:
+    """The seals a page's answer holds: a region where nothing was read and that scores low as
+    a seal is left out."""
+    return [seal for seal in seals if kept(seal.reading, params)]
+
+
 def page_reading(
     seals: Sequence[SealEvidence], expected: Sequence[str], words: Words, params: TrustParams = DEFAULT_TRUST
 ) -> PageReading:
     """Every seal's answer (a region where nothing was read and that scores low as a seal is
     left out), each with its best expected name, and each name's verdict."""
-    seals = [seal for seal in seals if kept(seal.reading, params)]
+    seals = answered(seals, params)
     if not expected:
         return PageReading([seal.reading for seal in seals])
     found, matches = verdicts(expected, seals, words, params)

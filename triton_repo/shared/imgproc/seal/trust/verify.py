@@ -98,3 +98,16 @@ def _best_name(
         scores[i][seal_index] = name_score(normalized[i], seal, words, params, table)
         best = max(best or (-1.0, ""), (scores[i][seal_index], names[i]))
     return None if best is None or best[0] < params.found_score else Match(best[1], best[0])
+
+
+def name_scores(
+    names: Sequence[str], seals: Sequence[SealEvidence], words: Words, params: TrustParams = DEFAULT_TRUST
+) -> list[list[float]]:
+    """Every seal's score for every name (`name_score`; the names normalized): [seal][name].
+    A name that even its bound puts far under the threshold is scored by that bound."""
+    normalized = [words.normalized(name) for name in names]
+    scores = []
+    for seal in seals:
+        table = char_table(seal.sources, normalized, words.forms)
+        scores.append([name_score(name, seal, words, params, table, exact=False) for name in normalized])
+    return scores

@@ -1,0 +1,239 @@
+"""The parties a page names, from hand-made lines (text and box, as the general OCR gives them):
+found by label and by layout, each seal linked to one, and the page's verdict. No images."""
+
+from __future__ import annotations
+
+from imgproc.seal.parties import document_check, page_parties
+from imgproc.seal.parties.find import document_kind, organisation, parse_label
+from imgproc.seal.parties.link import SealSays, linked, party_scores, tax_id_agrees
+from imgproc.seal.records import Box, Party
+from imgproc.seal.words import NO_WORDS
+from imgproc.text.lines import TextLine
+
+SELLER_ID = "91310114MA1GW61J6U"  # passes its check characters
+OTHER_ID = "91440300192478382J"  # so does this one: another organisation's
+SEAL: Box = (600, 600, 800, 740)
+FOUND = 0.5
+
+
+def line(text: str, x0: int, y0: int, x1: int, y1: int) -> TextLine:
+    return TextLine(text, 0.99, (x0, y0, x1, y1))
+
+
+def parties(
+    lines: list[TextLine], seals: tuple[Box, ...] = (SEAL,), height: int = 1000
+) -> tuple[str, list[Party]]:
+    return page_parties(lines, seals, height, NO_WORDS.normalized)
+
+
+def says(rim: str, score: float = 0.9, codes: tuple[str, ...] = ()) -> SealSays:
+    return SealSays(rim, score, codes)
+
+
+def roles(found: list[Party]) -> dict[str, str]:
+    return {party.role: party.text for party in found}
+
+
+# An e-invoice: each party's name on one line after its label.
+E_INVOICE = [
+    line("电子发票（普通发票）", 300, 20, 700, 60),
+    line("购买方名称：北京某某科技有限公司", 20, 120, 400, 150),
+    line("销售方名称：上海滴滴畅行科技有限公司", 500, 120, 900, 150),
+    line("统一社会信用代码/纳税人识别号：" + SELLER_ID, 500, 160, 900, 190),
+]
+
+
+def test_an_invoice_names_its_seller_and_buyer_by_label_with_the_sellers_tax_id() -> None:
+    kind, found = parties(E_INVOICE)
+    assert kind == "invoice"
+    assert roles(found) == {"buyer": "北京某某科技有限公司", "seller": "上海滴滴畅行科技有限公司"}
+    seller = next(party for party in found if party.role == "seller")
+    assert (seller.source, seller.tax_id, seller.box) == ("label", SELLER_ID, (500, 120, 900, 150))
+
+
+# An older VAT invoice: the role printed down a column at each block's left, 名 称 spaced, and a
+# value printed beside its label as a line of its own.
+VAT_INVOICE = [
+    line("增值税普通发票", 300, 20, 600, 60),
+    line("购买方", 20, 100, 50, 220),
+    line("名 称：", 60, 110, 140, 135),
+    line("南通某某贸易有限公司", 160, 110, 420, 135),
+    line("纳税人识别号：", 60, 150, 200, 175),
+    line(OTHER_ID, 210, 150, 420, 175),
+    line("销售方", 20, 600, 50, 720),
+    line("名 称：", 60, 610, 140, 635),
+    line("崇川区梦回酒吧", 160, 610, 340, 635),
+    line("纳税人识别号：", 60, 650, 200, 675),
+    line(SELLER_ID, 210, 650, 420, 675),
+]
+
+
+def test_a_value_beside_its_label_takes_the_role_of_the_column_at_its_left() -> None:
+    kind, found = parties(VAT_INVOICE)
+    assert kind == "invoice"
+    assert roles(found) == {"buyer": "南通某某贸易有限公司", "seller": "崇川区梦回酒吧"}
+    taxes = {party.role: party.tax_id for party in found}
+    assert taxes == {"buyer": OTHER_ID, "seller": SELLER_ID}
+
+
+def test_without_a_role_column_the_first_name_is_the_buyers() -> None:
+    columns = [item for item in VAT_INVOICE if item.text not in ("购买方", "销售方")]
+    assert roles(parties(columns)[1]) == {"buyer": "南通某某贸易有限公司", "seller": "崇川区梦回酒吧"}
+
+
+def test_a_value_printed_under_its_label_is_read_there() -> None:
+    lines = [
+        line("合同", 300, 20, 400, 60),
+        line("甲方（盖章）：", 40, 600, 200, 630),
+        line("上海明佳机械有限公司", 40, 640, 300, 670),
+        line("乙方：上海月之恒网络科技有限公司（以下简称乙方）", 500, 600, 950, 630),
+    ]
+    kind, found = parties(lines)
+    assert kind == "contract"
+    assert roles(found) == {"party_a": "上海明佳机械有限公司", "party_b": "上海月之恒网络科技有限公司"}
+
+
+def test_a_certificates_issuer_is_the_organisation_printed_by_its_seal() -> None:
+    lines = [
+        line("荣誉证书", 400, 50, 600, 100),
+        line("张三同学在比赛中荣获一等奖，特发此证。", 100, 300, 900, 340),
+        line("上海市教育委员会", 620, 640, 780, 670),
+        line("2019年5月", 640, 700, 760, 730),
+    ]
+    kind, found = parties(lines)
+    assert kind == "certificate"
+    assert [(p.role, p.text, p.source) for p in found] == [("issuer", "上海市教育委员会", "layout")]
+
+
+def test_an_organisation_printed_far_from_every_seal_in_the_middle_of_the_page_is_no_party() -> None:
+    lines = [line("根据上海市教育委员会的要求", 100, 450, 500, 480), line("北京大学", 100, 500, 200, 530)]
+    assert parties(lines, seals=((800, 850, 950, 990),))[1] == []
+
+
+def test_labels_and_names_are_read_after_normalization() -> None:
+    assert parse_label("名称:崇川区梦回酒吧") is not None
+    assert parse_label("甲方代表：张三") is not None and organisation("代表:张三") is None
+    assert organisation("上海市教育委员会2019年5月") == "上海市教育委员会"
+    assert organisation("公司") is None  # a word, not a name
+    assert document_kind([line("证明", 0, 0, 50, 20)]) == "certificate"
+    assert document_kind([line("说明", 0, 0, 50, 20)]) == "other"
+
+
+def test_a_tax_id_read_as_printed_agrees_and_two_true_ids_that_differ_do_not() -> None:
+    assert tax_id_agrees(SELLER_ID, [SELLER_ID]) is True
+    assert tax_id_agrees(SELLER_ID, [OTHER_ID]) is False
+    misread = SELLER_ID[:-1] + "X"  # fails its check: read wrong, so it tells nothing
+    assert tax_id_agrees(SELLER_ID, [misread]) is None
+    assert tax_id_agrees(None, [SELLER_ID]) is None
+
+
+SELLER = Party("seller", "上海滴滴畅行科技有限公司", (0, 0, 1, 1), "label", SELLER_ID)
+BUYER = Party("buyer", "北京某某科技有限公司", (0, 0, 1, 1), "label")
+
+
+def test_a_seal_is_linked_to_the_party_whose_name_its_frames_support() -> None:
+    scores, full = party_scores([0.97, 0.01], says("上海滴滴畅行科技有限公司"), [SELLER, BUYER], FOUND)
+    link = linked(scores, full, [SELLER, BUYER], SEAL, FOUND)
+    assert link is not None and (link.index, link.role) == (0, "seller")
+
+
+def test_a_seal_of_another_organisation_is_linked_to_none() -> None:
+    scores, full = party_scores([0.02, 0.01], says("杭州某某有限公司"), [SELLER, BUYER], FOUND)
+    assert linked(scores, full, [SELLER, BUYER], SEAL, FOUND) is None
+
+
+def test_a_tax_id_decides_where_the_name_was_misread_and_a_differing_one_unlinks() -> None:
+    scores, full = party_scores(
+        [0.2, 0.0], says("上海滴滴畅行科枝", 0.3, (SELLER_ID,)), [SELLER, BUYER], FOUND
+    )
+    assert linked(scores, full, [SELLER, BUYER], SEAL, FOUND) is not None
+    scores, full = party_scores(
+        [0.9, 0.0], says("上海滴滴畅行科技有限公司", 0.9, (OTHER_ID,)), [SELLER, BUYER], FOUND
+    )
+    assert linked(scores, full, [SELLER, BUYER], SEAL, FOUND) is None
+
+
+def test_a_rim_that_is_part_of_two_names_links_to_neither() -> None:
+    offices = [
+        Party("issuer", "中南大学教务处", (0, 0, 1, 1), "layout"),
+        Party("issuer", "中南大学学生工作部", (0, 0, 1, 1), "layout"),
+    ]
+    scores, full = party_scores([0.0, 0.0], says("中南大学", 0.95), offices, FOUND)
+    assert scores == [0.95, 0.95] and full == [False, False]
+    assert linked(scores, full, offices, SEAL, FOUND) is None
+    scores, full = party_scores([0.0], says("中南大学", 0.95), offices[:1], FOUND)
+    assert linked(scores, full, offices[:1], SEAL, FOUND) is not None
+
+
+def test_of_two_names_one_within_the_other_the_longer_is_linked() -> None:
+    bank = [
+        Party("named", "中国工商银行", (0, 0, 1, 1), "layout"),
+        Party("named", "中国工商银行股份有限公司", (0, 0, 1, 1), "layout"),
+    ]
+    scores, full = party_scores([0.99, 0.98], says("中国工商银行股份有限公司"), bank, FOUND)
+    link = linked(scores, full, bank, SEAL, FOUND)
+    assert link is not None and link.index == 1
+
+
+def check(
+    kind: str, found: list[Party], scores: list[list[float]], rims: list[str], sure: float = 0.9
+) -> tuple[str, list[str]]:
+    document = document_check(
+        kind, found, scores, [says(rim, sure) for rim in rims], [SEAL] * len(rims), FOUND
+    )
+    return document.verdict, document.reasons
+
+
+def test_an_invoices_verdict_says_whether_the_sellers_seal_is_there() -> None:
+    assert (
+        check("invoice", [SELLER, BUYER], [[0.97, 0.0]], ["上海滴滴畅行科技有限公司"])[0] == "seller_sealed"
+    )
+    verdict, reasons = check("invoice", [SELLER, BUYER], [[0.01, 0.0]], ["杭州某某有限公司"])
+    assert verdict == "seller_seal_mismatch" and "杭州某某有限公司" in reasons[0]
+    # The form's printed supervision seal is no party's, and no seller's seal either.
+    assert check("invoice", [SELLER, BUYER], [[0.0, 0.0]], ["全国统一发票监制章"])[0] == "seller_unsealed"
+    assert check("invoice", [BUYER], [[0.0]], ["杭州某某有限公司"])[0] == "seller_not_found"
+
+
+def test_a_seal_read_unsurely_is_not_called_anothers() -> None:
+    verdict, reasons = check("invoice", [SELLER, BUYER], [[0.01, 0.0]], ["酒吧崇川区"], sure=0.36)
+    assert verdict == "seller_seal_unread" and "0.36" in reasons[0]
+    # ...unless its own tax ID, read as a true one, differs from the seller's.
+    document = document_check(
+        "invoice", [SELLER, BUYER], [[0.01, 0.0]], [says("酒吧", 0.36, (OTHER_ID,))], [SEAL], FOUND
+    )
+    assert document.verdict == "seller_seal_mismatch"
+
+
+def test_a_contracts_verdict_says_which_parties_have_sealed() -> None:
+    a = Party("party_a", "上海明佳机械有限公司", (0, 0, 1, 1), "label")
+    b = Party("party_b", "上海月之恒网络科技有限公司", (0, 0, 1, 1), "label")
+    assert check("contract", [a, b], [[0.9, 0.0], [0.0, 0.9]], ["x", "y"])[0] == "all_sealed"
+    verdict, reasons = check("contract", [a, b], [[0.9, 0.0]], ["x"])
+    assert verdict == "partly_sealed" and reasons[1] == "party_b 上海月之恒网络科技有限公司 has not sealed"
+    assert check("contract", [a, b], [], [])[0] == "unsealed"
+
+
+def test_other_pages_say_whether_a_seal_is_a_named_partys() -> None:
+    issuer = Party("issuer", "上海市教育委员会", (0, 0, 1, 1), "layout")
+    assert check("certificate", [issuer], [[0.9]], ["上海市教育委员会"])[0] == "sealed_by_party"
+    assert check("certificate", [issuer], [[0.1]], ["北京大学"])[0] == "no_party_seal"
+    assert check("other", [], [[]], ["北京大学"])[0] == "no_parties"
+
+
+def test_a_name_misread_under_its_seal_still_matches_the_seals_rim() -> None:
+    printed = Party("issuer", "人资源和社会保障局", (600, 650, 800, 690), "layout")  # 力 lost under the ink
+    scores, full = party_scores([0.0], says("上海市人力资源和社会保障局", 0.96), [printed], FOUND)
+    assert scores == [0.96] and full == [False]
+    assert linked(scores, full, [printed], SEAL, FOUND) is not None
+    two_changes = says("上海市人力资源和社会保障厅")  # 力 lost and 局 for 厅: two changes in 9
+    assert party_scores([0.0], two_changes, [printed], FOUND)[0] == [0.0]
+    assert party_scores([0.0], says("上海市教育委员会"), [printed], FOUND)[0] == [0.0]
+
+
+def test_of_two_names_a_seal_supports_the_one_printed_by_it_is_linked() -> None:
+    near = Party("issuer", "教育委员会", (620, 640, 780, 680), "layout")
+    far = Party("issuer", "上海市委", (100, 100, 300, 140), "layout")
+    scores, full = party_scores([1.0, 0.98], says("上海市教育委员会"), [near, far], FOUND)
+    link = linked(scores, full, [near, far], SEAL, FOUND)
+    assert link is not None and link.index == 0

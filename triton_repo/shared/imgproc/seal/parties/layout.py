@@ -1,0 +1,107 @@
+"""Where lines lie on the page relative to each other and to the seals: a label's value beside
+or under it, a role column at the left of a form's rows, a name near a seal or in the page's
+head or foot. Boxes are (x0, y0, x1, y1) in page pixels, exclusive ends."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from imgproc.text.lines import TextLine
+
+from ..records import Box
+from .params import DEFAULT_PARTIES, PartiesParams
+
+
+def height(box: Box) -> int:
+    """A box's height, at least a pixel."""
+    return max(box[3] - box[1], 1)
+
+
+def row_overlap(a: Box, b: Box) -> float:
+    """The share of the shorter box's height that the two share (0: not one row)."""
+    shared = min(a[3], b[3]) - max(a[1], b[1])
+    return max(shared, 0) / min(height(a), height(b))
+
+
+def on_its_row(label: Box, line: Box, params: PartiesParams = DEFAULT_PARTIES) -> float | None:
+    """How far right of `label` `line` starts, where it is on the label's row within reach
+    (None where it is not)."""
+    gap = line[0] - label[2]
+    reach = params.beside_gap * height(label)
+    if row_overlap(label, line) < params.same_row or not -height(label) <= gap <= reach:
+        return None
+    return float(gap)
+
+
+def under(label: Box, line: Box, params: PartiesParams = DEFAULT_PARTIES) -> float | None:
+    """How far under `label` `line` starts, where it lies in the label's column within reach
+    (None where it does not)."""
+    gap = line[1] - label[3]
+    overlaps = min(label[2], line[2]) > max(label[0], line[0])
+    if not overlaps or not -height(label) / 2 <= gap <= params.below_rows * height(label):
+        return None
+    return float(gap)
+
+
+def value_line(
+    index: int, lines: Sequence[TextLine], taken: set[int], params: PartiesParams = DEFAULT_PARTIES
+) -> int | None:
+    """The line holding the value of the label on line `index`: the nearest beside it on its
+    row, else the nearest under it; lines in `taken` (labels themselves) are none."""
+    label = lines[index].box
+    for where in (on_its_row, under):
+        found = [
+            (distance, i)
+            for i, line in enumerate(lines)
+            if i != index and i not in taken and (distance := where(label, line.box, params)) is not None
+        ]
+        if found:
+            return min(found)[1]
+    return None
+
+
+def left_of_row(box: Box, column: Box) -> bool:
+    """Whether `column` (a role label, often printed downwards at a form block's left) lies
+    left of `box` and spans some of its row."""
+    return column[2] <= box[0] + height(box) and min(box[3], column[3]) > max(box[1], column[1])
+
+
+def gap(a: Box, b: Box) -> float:
+    """The distance between two boxes (0 where they overlap)."""
+    dx = max(a[0] - b[2], b[0] - a[2], 0)
+    dy = max(a[1] - b[3], b[1] - a[3], 0)
+    return float((dx * dx + dy * dy) ** 0.5)
+
+
+def near_seal(box: Box, seals: Sequence[Box], params: PartiesParams = DEFAULT_PARTIES) -> bool:
+    """Whether a line lies within `near_seal` of a seal's diameter of any seal."""
+    return any(
+        gap(box, seal) <= params.near_seal * max(seal[2] - seal[0], seal[3] - seal[1]) for seal in seals
+    )
+
+
+def under_seal(box: Box, seals: Sequence[Box]) -> bool:
+    """Whether a line lies under a seal (the boxes overlap): the issuer's name a seal is
+    stamped over."""
+    return any(gap(box, seal) == 0 for seal in seals)
+
+
+def _radial(box: Box, seal: Box) -> float:
+    """How far a line's centre lies from a seal's centre, as a share of the seal's semi-axes
+    (1 on the ellipse its box holds)."""
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    sx, sy = (seal[0] + seal[2]) / 2, (seal[1] + seal[3]) / 2
+    ax, ay = max((seal[2] - seal[0]) / 2, 1), max((seal[3] - seal[1]) / 2, 1)
+    return float((((cx - sx) / ax) ** 2 + ((cy - sy) / ay) ** 2) ** 0.5)
+
+
+def on_seal_ring(box: Box, seals: Sequence[Box], params: PartiesParams = DEFAULT_PARTIES) -> bool:
+    """Whether a line lies on a seal's ring: its centre inside the seal but outside its core.
+    There the page's reader reads the seal's own rim (what ink is left of it), while a name
+    the seal is stamped over runs through the seal's middle."""
+    return any(params.ring_core < _radial(box, seal) <= 1 for seal in seals)
+
+
+def head_or_foot(box: Box, page_height: int, params: PartiesParams = DEFAULT_PARTIES) -> bool:
+    """Whether a line lies in the page's head or foot."""
+    return box[3] <= params.head_share * page_height or box[1] >= (1 - params.foot_share) * page_height

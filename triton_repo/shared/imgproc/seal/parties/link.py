@@ -1,0 +1,120 @@
+"""Which party each seal is: the probability that a seal is a party's, from how well the
+seal's frames support the party's printed name (scored as an expected name is, by the caller:
+`trust.name_scores`), from its rim reading a part of that name, and, for an invoice's parties,
+from the seal's tax ID against the printed one; then the one party a seal is linked to, where
+one is clearly it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..codes import passes_checks
+from ..records import Box, Party, PartyLink
+from .layout import near_seal
+from .names import NAME_MARKS
+from .params import DEFAULT_PARTIES, PartiesParams
+
+
+@dataclass(frozen=True)
+class SealSays:
+    """What a seal says that a party is checked on: its rim as read (normalized), the
+    probability the rim reads exactly, and its codes."""
+
+    rim: str
+    rim_score: float
+    codes: tuple[str, ...]
+
+
+def tax_id_agrees(printed: str | None, codes: Sequence[str]) -> bool | None:
+    """True where a seal's code is the printed tax ID; False where the seal carries a tax ID
+    that passes its checks and the printed one passes too but they differ (two true IDs,
+    two organisations); None where nothing tells (no printed ID, no code of the kind, or one
+    read wrong: it fails its checks)."""
+    if printed is None:
+        return None
+    if printed in codes:
+        return True
+    rivals = [code for code in codes if len(code) == len(printed) and passes_checks(code)]
+    return False if rivals and passes_checks(printed) else None
+
+
+def part_edits(short: str, long: str) -> int:
+    """The fewest characters changed, put in or left out to make `short` a run of `long` (an
+    edit distance free before and after the run)."""
+    row = [0] * (len(long) + 1)  # reaching each place of `long` with nothing of `short` costs 0
+    for i, char in enumerate(short, 1):
+        above, row[0] = row[0], i
+        for j, other in enumerate(long, 1):
+            above, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, above + (char != other))
+    return min(row)
+
+
+def _bare(text: str) -> str:
+    """A name without the marks it may carry (“中国软件杯”): a seal's rim leaves them out."""
+    return "".join(char for char in text if char not in NAME_MARKS)
+
+
+def reads_part(rim: str, name: str, params: PartiesParams = DEFAULT_PARTIES) -> bool:
+    """Whether a seal's rim and a printed name are one within the other, but for a share of
+    the shorter's characters (the page's reader misreads a name a seal is stamped over: 人资源
+    for 人力资源; a seal leaves out 组委会)."""
+    short, long = sorted((_bare(rim), _bare(name)), key=len)
+    if len(short) < params.min_part_chars:
+        return False
+    return part_edits(short, long) <= int(params.part_edits * len(short))
+
+
+def party_scores(
+    name_scores: Sequence[float],
+    seal: SealSays,
+    parties: Sequence[Party],
+    found_score: float,
+    params: PartiesParams = DEFAULT_PARTIES,
+) -> tuple[list[float], list[bool]]:
+    """The probability that the seal is each party's: its name's score (`name_scores`, in
+    party order), at least the rim's score where the rim and the name are one within the
+    other (`reads_part`), raised by an agreeing tax ID and lowered by a differing one; and
+    whether the seal says the party's whole name (its name's score or its tax ID says so),
+    not only a part of it."""
+    scores, full = [], []
+    for score, party in zip(name_scores, parties, strict=True):
+        whole = score >= found_score
+        if reads_part(seal.rim, party.text, params):
+            score = max(score, seal.rim_score)
+        agrees = tax_id_agrees(party.tax_id, seal.codes)
+        if agrees is not None:
+            score = max(score, params.tax_id_score) if agrees else min(score, 1 - params.tax_id_score)
+            whole = agrees
+        scores.append(score)
+        full.append(whole)
+    return scores, full
+
+
+def linked(
+    scores: Sequence[float],
+    full: Sequence[bool],
+    parties: Sequence[Party],
+    seal: Box,
+    found_score: float,
+    params: PartiesParams = DEFAULT_PARTIES,
+) -> PartyLink | None:
+    """The party a seal (at `seal`) is linked to: of those it is at least `found_score` likely
+    to be, the ones whose whole name the seal supports (`full`) before those whose name it
+    only reads a part of; of several within `tie_margin`, the only one printed near the seal
+    (a seal is stamped over its issuer's name), else the longest name where the others lie
+    within it (中国工商银行 inside 中国工商银行股份有限公司), else none (a seal that says 中南大学
+    between two of its offices)."""
+    likely = [i for i, score in enumerate(scores) if score >= found_score]
+    best = [i for i in likely if full[i]] or likely
+    if not best:
+        return None
+    top = max(scores[i] for i in best)
+    close = [i for i in best if scores[i] >= top - params.tie_margin]
+    chosen = max(close, key=lambda i: (len(parties[i].text), scores[i]))
+    if any(parties[i].text not in parties[chosen].text for i in close):
+        near = [i for i in close if near_seal(parties[i].box, [seal], params)]
+        if len(near) != 1:
+            return None
+        chosen = near[0]
+    return PartyLink(chosen, parties[chosen].role, scores[chosen])

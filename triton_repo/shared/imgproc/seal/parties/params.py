@@ -1,0 +1,72 @@
+"""The tunables of finding a page's parties and linking its seals to them (`parties`). Chosen
+on the real seal corpus's tuning part (`python -m evaluation.seal.document`), never on its
+held-out part."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PartiesParams:
+    """Where a label's value lies, what counts as near a seal, and how sure a link must be."""
+
+    # The page's lines are read with seal ink at least this saturated made white (red and
+    # magenta hues, `ink.without_ink`), so that the names printed under seals read: on the
+    # tuning part's e-invoice of seals-dev (seal_101), the seal's ink lies at saturation 215
+    # (median) and the form's brownish labels at 141 in the vermilion band, which stays.
+    ink_out_saturation: int = 100
+    # A value is beside its label when the two lines share at least this share of the shorter
+    # one's height (a form's row), and below it when its top lies within this many of the
+    # label's heights under the label's foot (a form's column: 名 称 over its value).
+    same_row: float = 0.5
+    below_rows: float = 1.5
+    # A value beside its label starts at most this many of the label's heights right of it
+    # (further right is the next column of the form).
+    beside_gap: float = 12.0
+    # An organisation name printed within this many of a seal's diameters of it (gap between
+    # the boxes) is a party of the page by its layout: an issuer signs under, over or beside
+    # its seal.
+    near_seal: float = 1.0
+    # ...and so is one printed in the page's head or foot (this share of its height): a
+    # letterhead, a receipt's bank, a certificate's issuer line under a seal left unfound.
+    # A line whose centre lies inside a seal but farther than this from its centre (a share of
+    # the seal's semi-axes) lies on the seal's ring: what the page's reader reads there is the
+    # seal's own rim, not a party. Of the corpus tuning part's 113 owners printed under their
+    # seals' boxes, 89 lie within 0.55, 12 on the ring and 12 outside it; the links the
+    # ring's lines made were more often wrong than right (0.45: 8 fewer linked right; 0.7:
+    # 1 more linked wrong).
+    ring_core: float = 0.55
+    head_share: float = 0.15
+    foot_share: float = 0.25
+    # An organisation name holds this many characters or more (公司 alone is a word of a
+    # sentence; 中南大学 is a name), and at most this many (a longer run is a sentence).
+    min_name_chars: int = 4
+    max_name_chars: int = 40
+    # A seal's rim and a party's printed name are one within the other (a rim 中南大学 under
+    # 中南大学教务处; a printed 中国工商银行 under a rim 中国工商银行股份有限公司) when the
+    # shorter holds at least this many characters; then the seal is the party's with the
+    # probability that its rim reads exactly (`SealReading.rim_score`).
+    min_part_chars: int = 4
+    # ...or reads it but for this share of the shorter's characters (rounded down): the page's
+    # reader misreads a name a seal is stamped over (人资源 for 人力资源), the seal's reader a
+    # faded character, and a seal leaves out what its printed name adds (组委会).
+    # At 0.25 a four-character piece of a line under a seal matched a rim with one change
+    # (城学区办 a seal of 闵行区...教育委员会's); at 0.2 such a piece must match exactly.
+    part_edits: float = 0.2
+    # Two parties whose names are neither one within the other score within this much for one
+    # seal: the seal is linked to neither (a seal that says 中南大学 between two of its offices).
+    tie_margin: float = 0.05
+    # An invoice seal's tax ID read exactly as the seller's printed one, both passing their
+    # check characters, makes the seal the seller's with at least this probability: a wrong
+    # 18-character code passing the checks by chance is under one in 31 (GB 32100-2015), and
+    # the same as one printed beside it far rarer.
+    tax_id_score: float = 0.99
+    # An invoice's seal that is not the seller's is called another's (seller_seal_mismatch) only
+    # where its rim reads surely: the probability that it reads exactly (`trust`) at least
+    # this; else it may be the seller's seal misread (seller_seal_unread). On the tuning part
+    # the seller's own seal was read 酒吧崇川区 at 0.36.
+    sure_rim: float = 0.5
+
+
+DEFAULT_PARTIES = PartiesParams()
