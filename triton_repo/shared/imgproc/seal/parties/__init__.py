@@ -19,6 +19,7 @@ from imgproc.text.lines import TextLine
 
 from ..records import Box, DocumentCheck, Party
 from .find import document_kind, find_parties
+from .layout import under_seal
 from .link import SealSays, linked, party_scores
 from .names import SUPERVISION
 from .params import DEFAULT_PARTIES, PartiesParams
@@ -55,7 +56,8 @@ def document_check(
     `found_score`), and the page's verdict."""
     links = []
     for scores, seal, box in zip(name_scores, seals, boxes, strict=True):
-        probabilities, full = party_scores(scores, seal, parties, found_score, params)
+        under = [under_seal(party.box, [box]) for party in parties]
+        probabilities, full = party_scores(scores, seal, parties, found_score, params, under)
         form = SUPERVISION in seal.rim  # the form's own seal: its inner line is printed as a party
         link = None if form else linked(probabilities, full, parties, box, found_score, params)
         links.append(link)

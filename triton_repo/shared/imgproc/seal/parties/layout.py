@@ -95,13 +95,28 @@ def _radial(box: Box, seal: Box) -> float:
     return float((((cx - sx) / ax) ** 2 + ((cy - sy) / ay) ** 2) ** 0.5)
 
 
+def within(box: Box, seal: Box, margin: float) -> bool:
+    """Whether a box lies inside a seal's box grown by `margin` of its size on every side."""
+    dx, dy = margin * (seal[2] - seal[0]), margin * (seal[3] - seal[1])
+    across = seal[0] - dx <= box[0] and box[2] <= seal[2] + dx
+    return across and seal[1] - dy <= box[1] and box[3] <= seal[3] + dy
+
+
 def on_seal_ring(box: Box, seals: Sequence[Box], params: PartiesParams = DEFAULT_PARTIES) -> bool:
-    """Whether a line lies on a seal's ring: its centre inside the seal but outside its core.
+    """Whether a line lies on a seal's ring: inside the seal, its centre outside its core.
     There the page's reader reads the seal's own rim (what ink is left of it), while a name
-    the seal is stamped over runs through the seal's middle."""
-    return any(params.ring_core < _radial(box, seal) <= 1 for seal in seals)
+    the seal is stamped over runs through the seal's middle, or out of the seal's box (a
+    name wider than its seal, or printed beside its centre: 校名：上海交通大学)."""
+    return any(
+        params.ring_core < _radial(box, seal) <= 1 and within(box, seal, params.ring_margin) for seal in seals
+    )
+
+
+def in_head(box: Box, page_height: int, params: PartiesParams = DEFAULT_PARTIES) -> bool:
+    """Whether a line lies in the page's head (where its title is printed)."""
+    return box[3] <= params.head_share * page_height
 
 
 def head_or_foot(box: Box, page_height: int, params: PartiesParams = DEFAULT_PARTIES) -> bool:
     """Whether a line lies in the page's head or foot."""
-    return box[3] <= params.head_share * page_height or box[1] >= (1 - params.foot_share) * page_height
+    return in_head(box, page_height, params) or box[1] >= (1 - params.foot_share) * page_height
