@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from imgproc.seal.parties import document_check, page_parties
+from imgproc.seal.parties import DEFAULT_PARTIES, document_check, page_parties
 from imgproc.seal.parties.find import document_kind, organisation, parse_label
+from imgproc.seal.parties.layout import under_seal
 from imgproc.seal.parties.link import SealSays, linked, party_scores, tax_id_agrees
 from imgproc.seal.records import Box, Party
 from imgproc.seal.words import NO_WORDS
@@ -308,3 +309,23 @@ def test_an_office_word_after_a_name_read_surely_is_not_the_seals_to_say() -> No
     committee = Party("issuer", printed, (600, 650, 800, 690), "layout", confidence=0.97)
     contest = says("中国大学生服务外包创新创业大赛", 0.81)
     assert party_scores([0.0], contest, [committee], FOUND, under=[True])[0] == [0.81]
+
+
+def test_a_rim_read_unsurely_that_mostly_reads_the_name_under_it_is_that_names() -> None:
+    union = Party("issuer", "重庆市誉江区总工会", (600, 650, 800, 690), "layout", confidence=0.92)
+    scores, _ = party_scores([0.0], says("重庆江区工会", 0.40), [union], FOUND, under=[True])
+    assert scores == [DEFAULT_PARTIES.agree_score] and scores[0] >= FOUND
+    assert linked(scores, [False], [union], SEAL, FOUND) is not None
+
+
+def test_names_printed_side_by_side_under_their_seals_and_read_as_one_line_are_cut_apart() -> None:
+    seals = ((956, 904, 1236, 1186), (1253, 907, 1542, 1190))
+    # read as one line, its first name's characters wider apart than its second's
+    one_line = line("山东省发辰·文革委员会山东省工印信息化厅", 953, 1017, 1540, 1061)
+    found = parties([one_line], seals=seals, height=1400)[1]
+    assert [party.text for party in found] == ["山东省发辰·文革委员会", "山东省工印信息化厅"]
+    assert [under_seal(party.box, [seals[i]]) for i, party in enumerate(found)] == [True, True]
+    # ...and a line under one seal stays whole
+    assert [p.text for p in parties([one_line], seals=seals[:1], height=1400)[1]] == [
+        "山东省发辰·文革委员会山东省工印信息化厅"
+    ]
