@@ -329,3 +329,8 @@ def test_names_printed_side_by_side_under_their_seals_and_read_as_one_line_are_c
     assert [p.text for p in parties([one_line], seals=seals[:1], height=1400)[1]] == [
         "山东省发辰·文革委员会山东省工印信息化厅"
     ]
+    # ...and so does a rim read short and unsurely that a name printed under it holds
+    company = Party("issuer", "深圳信盈达科技有限公司", (600, 650, 800, 690), "layout", confidence=0.99)
+    short = says("盈达科技有限公司", 0.48)
+    assert party_scores([0.0], short, [company], FOUND, under=[True])[0] == [DEFAULT_PARTIES.agree_score]
+    assert party_scores([0.0], short, [company], FOUND, under=[False])[0] == [0.48]

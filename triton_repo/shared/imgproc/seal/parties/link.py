@@ -113,17 +113,17 @@ def party_scores(
     """The probability that the seal is each party's: its name's score (`name_scores`, in
     party order), at least the rim's score where the rim and the name are one within the
     other (`reads_part`) or, for a party printed `under` the seal, where they mostly agree
-    (`mostly_reads`; then at least `agree_score` too),
+    (`mostly_reads`), and for a party printed under it at least `agree_score` then,
     raised by an agreeing tax ID and lowered by a differing one; and whether the seal says the
     party's whole name (its name's score or its tax ID says so), not only a part of it."""
     scores, full = [], []
     for k, (score, party) in enumerate(zip(name_scores, parties, strict=True)):
         whole = score >= found_score
-        broken = under is not None and under[k] and mostly_reads(seal.rim, party, params)
-        if broken or reads_part(seal.rim, party.text, params):
+        part = reads_part(seal.rim, party.text, params)
+        if part or (under is not None and under[k] and mostly_reads(seal.rim, party, params)):
             score = max(score, seal.rim_score)
-        if broken:  # two readings of one name, the seal's and the page's, mostly agree
-            score = max(score, params.agree_score)
+            if under is not None and under[k]:  # two readings of one name, the seal's and the page's
+                score = max(score, params.agree_score)
         agrees = tax_id_agrees(party.tax_id, seal.codes)
         if agrees is not None:
             score = max(score, params.tax_id_score) if agrees else min(score, 1 - params.tax_id_score)
