@@ -334,3 +334,13 @@ def test_names_printed_side_by_side_under_their_seals_and_read_as_one_line_are_c
     short = says("盈达科技有限公司", 0.48)
     assert party_scores([0.0], short, [company], FOUND, under=[True])[0] == [DEFAULT_PARTIES.agree_score]
     assert party_scores([0.0], short, [company], FOUND, under=[False])[0] == [0.48]
+
+
+def test_a_name_printed_under_one_seal_is_not_a_far_seals() -> None:
+    # Two seals of 广西科技大学 far apart, each over its own line: the first over the name.
+    first: Box = (318, 219, 432, 335)
+    second: Box = (292, 590, 406, 706)
+    name = Party("named", "广西技大学", (340, 278, 423, 294), "layout")
+    both = [says("广西科技大学", 0.51), says("广西科技大学", 0.51)]
+    document = document_check("other", [name], [[0.99], [0.99]], both, [first, second], FOUND)
+    assert [link is not None for link in document.links] == [True, False]
