@@ -98,9 +98,13 @@ function sealNames(answer) {
 // The document check (check=document): the parties the page names, each seal's party, the verdict.
 const ROLES = { seller: "seller", buyer: "buyer", party_a: "甲方", party_b: "乙方", party_c: "丙方", issuer: "issuer", named: "named" };
 const GOOD_VERDICTS = new Set(["seller_sealed", "all_sealed", "sealed_by_party"]);
+// Verdicts that tell nothing either way (a seal read too unsurely, a seller's name not read, no
+// party printed): a person looks at the page, so they are not shown as failures.
+const UNSURE_VERDICTS = new Set(["seller_seal_unread", "seller_not_found", "no_parties"]);
 
 function verdictClass(verdict) {
-  return GOOD_VERDICTS.has(verdict.verdict) ? "found" : "missing";
+  if (GOOD_VERDICTS.has(verdict.verdict)) return "found";
+  return UNSURE_VERDICTS.has(verdict.verdict) ? "unsure" : "missing";
 }
 
 function partyText(party) {

@@ -79,8 +79,9 @@ def test_the_gateway_and_the_readme_name_every_verdict_the_seal_model_gives() ->
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert [word for word in VERDICTS if f"`{word}`" not in readme] == []
     page = (ROOT / "gateway" / "page" / "page.js").read_text(encoding="utf-8")
-    good = re.search(r"GOOD_VERDICTS = new Set\(\[(.*?)\]\)", page)
-    assert good is not None and set(re.findall(r'"(\w+)"', good.group(1))) <= set(VERDICTS)
+    for kind in ("GOOD", "UNSURE"):  # the page's colours for verdicts name only verdicts
+        named = re.search(rf"{kind}_VERDICTS = new Set\(\[(.*?)\]\)", page)
+        assert named is not None and set(re.findall(r'"(\w+)"', named.group(1))) <= set(VERDICTS)
 
 
 def dict_keys(path: Path) -> set[str]:

@@ -3,8 +3,11 @@ found by label and by layout, each seal linked to one, and the page's verdict. N
 
 from __future__ import annotations
 
-from imgproc.seal.parties import document_check, page_parties
+from dataclasses import replace
+
+from imgproc.seal.parties import DEFAULT_PARTIES, document_check, page_parties
 from imgproc.seal.parties.find import document_kind, organisation, parse_label
+from imgproc.seal.parties.layout import under_seal
 from imgproc.seal.parties.link import SealSays, linked, party_scores, tax_id_agrees
 from imgproc.seal.records import Box, Party
 from imgproc.seal.words import NO_WORDS
@@ -237,3 +240,107 @@ def test_of_two_names_a_seal_supports_the_one_printed_by_it_is_linked() -> None:
     scores, full = party_scores([1.0, 0.98], says("上海市教育委员会"), [near, far], FOUND)
     link = linked(scores, full, [near, far], SEAL, FOUND)
     assert link is not None and link.index == 0
+
+
+def test_a_name_wider_than_its_seal_is_printed_under_it_not_read_off_its_ring() -> None:
+    # 校名：上海交通大学 printed across the seal's left half: its centre lies on the ring band,
+    # but it runs out of the seal's box, so it is print, not the rim read by the page's reader.
+    seal: Box = (734, 426, 878, 572)
+    wide = line("校名：上海交通大学", 620, 478, 883, 513)
+    assert roles(parties([wide], seals=(seal,))[1]) == {"named": "上海交通大学"}
+    rim_piece = line("上海交通大学", 736, 440, 790, 470)  # inside the box, off the core: the rim
+    assert parties([rim_piece], seals=(seal,))[1] == []
+
+
+def test_a_name_that_asks_for_the_seal_is_a_name_without_the_ask() -> None:
+    printed = line("北京化工大学教务处（盖章）", 1532, 1840, 2388, 1909)
+    found = parties([printed], seals=((1669, 1956, 2222, 2510),), height=3300)[1]
+    assert [party.text for party in found] == ["北京化工大学教务处"]
+
+
+def test_a_name_with_a_word_of_sentences_inside_a_longer_one_is_a_name() -> None:
+    # 应 (should) marks a sentence, but 应用 and 应急 are words of names.
+    assert organisation("全国应用型人才综合技能大赛组委会") == "全国应用型人才综合技能大赛组委会"
+    assert organisation("重庆市綦江区应急管理局") == "重庆市綦江区应急管理局"
+    assert organisation("双方应当向人民法院") is None
+
+
+def test_a_title_in_the_head_names_the_organisation_it_starts_with() -> None:
+    title = line("北京理工大学珠海学院学生成绩单", 335, 100, 870, 135)
+    assert roles(parties([title], seals=((684, 1231, 879, 1428),), height=1500)[1]) == {
+        "named": "北京理工大学珠海学院"
+    }
+    # ...only a title: the same words in the page's middle, far from a seal, name nobody, and a
+    # name followed by more than a document's name is no name.
+    middle = line("北京理工大学珠海学院学生成绩单", 335, 700, 870, 735)
+    assert parties([middle], seals=(), height=1500)[1] == []
+    assert organisation("北京理工大学珠海学院学生成绩单", title=True) == "北京理工大学珠海学院"
+    assert organisation("北京理工大学珠海学院学生成绩单") is None
+    assert organisation("北京大学的学生们在会上宣读了证书", title=True) is None
+
+
+def test_a_name_printed_under_a_seal_and_read_broken_is_the_seals_where_most_of_it_agrees() -> None:
+    # 中国商业统计学会 under its seal, read broken (and unsurely: 0.79)
+    under = Party("issuer", "市国商亚计学会", (568, 629, 724, 652), "layout", confidence=0.79)
+    scores, full = party_scores([0.0], says("中国商业统计学会", 0.93), [under], FOUND, under=[True])
+    assert scores == [0.93] and full == [False]
+    # ...only where it is printed under the seal: the same name elsewhere tells nothing.
+    assert party_scores([0.0], says("中国商业统计学会", 0.93), [under], FOUND, under=[False])[0] == [0.0]
+    # ...and only where the rim's last word (the kind of organisation) is among what agrees:
+    # 上海市人力资源和社会保障厅 over 人资源和社会保障局 is another office's seal.
+    office = Party("issuer", "人资源和社会保障局", (600, 650, 800, 690), "layout")
+    province = says("上海市人力资源和社会保障厅", 0.96)
+    assert party_scores([0.0], province, [office], FOUND, under=[True])[0] == [0.0]
+    # ...and a name read surely is read as printed: it may lack what the ink covered (人工智能
+    # here), but a clear name that adds characters the rim lacks is another organisation's.
+    dropped = Party("issuer", "全球校园工算法精英大赛", (600, 650, 800, 690), "layout", confidence=0.98)
+    contest = says("全球校园人工智能算法精英赛", 0.7)
+    assert party_scores([0.0], contest, [dropped], FOUND, under=[True])[0] == [0.7]
+    company = Party("seller", "上海滴滴畅行科技有限公司", (600, 650, 800, 690), "label", confidence=0.98)
+    another = says("上海某某科技有限公司", 0.9)
+    assert party_scores([0.0], another, [company], FOUND, under=[True])[0] == [0.0]
+    unsure = replace(company, confidence=0.8)  # the same read unsurely may be the seal's, broken
+    assert party_scores([0.0], another, [unsure], FOUND, under=[True])[0] == [0.9]
+
+
+def test_an_office_word_after_a_name_read_surely_is_not_the_seals_to_say() -> None:
+    # A contest's seal says the contest; its committee prints the name with 组委会 after it.
+    printed = "中国大学生服外新剑业大赛组委会"  # read broken, but surely (0.97)
+    committee = Party("issuer", printed, (600, 650, 800, 690), "layout", confidence=0.97)
+    contest = says("中国大学生服务外包创新创业大赛", 0.81)
+    assert party_scores([0.0], contest, [committee], FOUND, under=[True])[0] == [0.81]
+
+
+def test_a_rim_read_unsurely_that_mostly_reads_the_name_under_it_is_that_names() -> None:
+    union = Party("issuer", "重庆市誉江区总工会", (600, 650, 800, 690), "layout", confidence=0.92)
+    scores, _ = party_scores([0.0], says("重庆江区工会", 0.40), [union], FOUND, under=[True])
+    assert scores == [DEFAULT_PARTIES.agree_score] and scores[0] >= FOUND
+    assert linked(scores, [False], [union], SEAL, FOUND) is not None
+
+
+def test_names_printed_side_by_side_under_their_seals_and_read_as_one_line_are_cut_apart() -> None:
+    seals = ((956, 904, 1236, 1186), (1253, 907, 1542, 1190))
+    # read as one line, its first name's characters wider apart than its second's
+    one_line = line("山东省发辰·文革委员会山东省工印信息化厅", 953, 1017, 1540, 1061)
+    found = parties([one_line], seals=seals, height=1400)[1]
+    assert [party.text for party in found] == ["山东省发辰·文革委员会", "山东省工印信息化厅"]
+    assert [under_seal(party.box, [seals[i]]) for i, party in enumerate(found)] == [True, True]
+    # ...and a line under one seal stays whole
+    assert [p.text for p in parties([one_line], seals=seals[:1], height=1400)[1]] == [
+        "山东省发辰·文革委员会山东省工印信息化厅"
+    ]
+    # ...and so does a rim read short and unsurely that a name printed under it holds
+    company = Party("issuer", "深圳信盈达科技有限公司", (600, 650, 800, 690), "layout", confidence=0.99)
+    short = says("盈达科技有限公司", 0.48)
+    assert party_scores([0.0], short, [company], FOUND, under=[True])[0] == [DEFAULT_PARTIES.agree_score]
+    assert party_scores([0.0], short, [company], FOUND, under=[False])[0] == [0.48]
+
+
+def test_a_name_printed_under_one_seal_is_not_a_far_seals() -> None:
+    # Two seals of 广西科技大学 far apart, each over its own line: the first over the name.
+    first: Box = (318, 219, 432, 335)
+    second: Box = (292, 590, 406, 706)
+    name = Party("named", "广西技大学", (340, 278, 423, 294), "layout")
+    both = [says("广西科技大学", 0.51), says("广西科技大学", 0.51)]
+    document = document_check("other", [name], [[0.99], [0.99]], both, [first, second], FOUND)
+    assert [link is not None for link in document.links] == [True, False]

@@ -19,8 +19,9 @@ from imgproc.text.lines import TextLine
 
 from ..records import Box, DocumentCheck, Party
 from .find import document_kind, find_parties
+from .layout import near_seal, split_at_seals, under_seal
 from .link import SealSays, linked, party_scores
-from .names import SUPERVISION
+from .names import ORG_ENDINGS, SUPERVISION
 from .params import DEFAULT_PARTIES, PartiesParams
 from .verdict import verdict
 
@@ -37,8 +38,24 @@ def page_parties(
     """The kind of document a page is and the parties it names, from its lines (their text
     brought to one form by `normalized`, as expected names are) and its seals' boxes."""
     lines = [replace(line, text=normalized(line.text)) for line in lines if line.text.strip()]
+    reach = params.split_reach
+    lines = [piece for line in lines for piece in split_at_seals(line, seals, ORG_ENDINGS, reach)]
     kind = document_kind(lines)
     return kind, find_parties(lines, seals, page_height, kind, params)
+
+
+def _claimed_elsewhere(
+    parties: Sequence[Party], box: Box, boxes: Sequence[Box], params: PartiesParams
+) -> list[int]:
+    """The parties printed under another seal and not near the one at `box`: a name printed
+    under a seal is that seal's to claim, not a seal's elsewhere on the page (two seals of one
+    university, each stamped over its own office's name)."""
+    others = [other for other in boxes if other != box]
+    return [
+        k
+        for k, party in enumerate(parties)
+        if under_seal(party.box, others) and not near_seal(party.box, [box], params)
+    ]
 
 
 def document_check(
@@ -55,7 +72,10 @@ def document_check(
     `found_score`), and the page's verdict."""
     links = []
     for scores, seal, box in zip(name_scores, seals, boxes, strict=True):
-        probabilities, full = party_scores(scores, seal, parties, found_score, params)
+        under = [under_seal(party.box, [box]) for party in parties]
+        probabilities, full = party_scores(scores, seal, parties, found_score, params, under)
+        for k in _claimed_elsewhere(parties, box, boxes, params):
+            probabilities[k] = 0.0
         form = SUPERVISION in seal.rim  # the form's own seal: its inner line is printed as a party
         link = None if form else linked(probabilities, full, parties, box, found_score, params)
         links.append(link)

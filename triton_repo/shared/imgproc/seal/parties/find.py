@@ -14,6 +14,7 @@ from ..codes import passes_checks
 from ..records import Box, Party
 from .layout import (
     head_or_foot,
+    in_head,
     left_of_row,
     near_seal,
     on_seal_ring,
@@ -27,6 +28,7 @@ from .names import (
     CERTIFICATE_TITLES,
     CONTRACT_TITLES,
     DATE_CHARS,
+    DOCUMENT_NAMES,
     INVOICE_ROLES,
     INVOICE_TITLES,
     LABEL_TAIL,
@@ -35,6 +37,7 @@ from .names import (
     NOT_NAMES,
     ORG_ENDINGS,
     ROLE_LABELS,
+    SEAL_ASIDE,
     TAX_ID,
     TAX_LABELS,
     TITLE_CHARS,
@@ -98,17 +101,20 @@ def parse_label(text: str) -> Label | None:
     return Label(role, False, rest, closed)
 
 
-def organisation(text: str, params: PartiesParams = DEFAULT_PARTIES) -> str | None:
+def organisation(text: str, params: PartiesParams = DEFAULT_PARTIES, title: bool = False) -> str | None:
     """The organisation's name a text holds: a run that ends with an organisation's last word,
-    or does before a date (上海市教育委员会 of 上海市教育委员会2019年5月); None where none
-    does (上海市大学生节能减排 is no 上海市大学)."""
+    or does before a date (上海市教育委员会 of 上海市教育委员会2019年5月), or, in a `title`,
+    before the name of the document it issues (北京理工大学珠海学院 of 北京理工大学珠海学院学生
+    成绩单); None where none does (上海市大学生节能减排 is no 上海市大学)."""
     runs: list[str] = NAME_RUN.findall(text)
     for run in runs:
         run = run.lstrip(DATE_CHARS)
         ends = [run.rfind(word) + len(word) for word in ORG_ENDINGS if word in run]
         end = max(ends, default=0)
         name, rest = run[:end], run[end:]
-        if rest and not rest.startswith(tuple(DATE_CHARS)):
+        short = len(rest) <= TITLE_CHARS // 2
+        titled = title and short and rest.endswith(DOCUMENT_NAMES) and not _field(rest)
+        if rest and not rest.startswith(tuple(DATE_CHARS)) and not titled:
             continue
         long_enough = params.min_name_chars <= len(name) <= params.max_name_chars
         if long_enough and name not in ORG_ENDINGS and not _field(name):
@@ -295,14 +301,15 @@ def _by_layout(
     one under a seal (`under_seal_text`)."""
     found = []
     for i, line in enumerate(lines):
-        if i in used or _field(line.text.split(":", 1)[0]) or on_seal_ring(line.box, seals, params):
+        text = SEAL_ASIDE.sub("", line.text)
+        if i in used or _field(text.split(":", 1)[0]) or on_seal_ring(line.box, seals, params):
             continue
-        name = organisation(line.text, params)
+        name = organisation(text, params, title=in_head(line.box, page_height, params))
         if name is None and under_seal(line.box, seals):
-            name = under_seal_text(line.text, params)
+            name = under_seal_text(text, params)
         placed = near_seal(line.box, seals, params) or head_or_foot(line.box, page_height, params)
         if name is not None and placed:
-            found.append(Party(role, name, line.box, "layout"))
+            found.append(Party(role, name, line.box, "layout", confidence=line.score))
     return found
 
 
@@ -327,7 +334,14 @@ def find_parties(
         named = [item for item in named if item.role is not None]
     taxes = _tax_ids(lines, labels, named, params)
     parties = [
-        Party(item.role or "named", item.text, item.box, item.source, taxes.get(i, item.tax_id))
+        Party(
+            item.role or "named",
+            item.text,
+            item.box,
+            item.source,
+            taxes.get(i, item.tax_id),
+            lines[item.lines[-1]].score,  # the line the name was read from
+        )
         for i, item in enumerate(named)
     ]
     used = set(labels) | {i for item in named for i in item.lines}

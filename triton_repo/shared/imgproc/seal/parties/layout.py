@@ -95,13 +95,61 @@ def _radial(box: Box, seal: Box) -> float:
     return float((((cx - sx) / ax) ** 2 + ((cy - sy) / ay) ** 2) ** 0.5)
 
 
+def within(box: Box, seal: Box, margin: float) -> bool:
+    """Whether a box lies inside a seal's box grown by `margin` of its size on every side."""
+    dx, dy = margin * (seal[2] - seal[0]), margin * (seal[3] - seal[1])
+    across = seal[0] - dx <= box[0] and box[2] <= seal[2] + dx
+    return across and seal[1] - dy <= box[1] and box[3] <= seal[3] + dy
+
+
 def on_seal_ring(box: Box, seals: Sequence[Box], params: PartiesParams = DEFAULT_PARTIES) -> bool:
-    """Whether a line lies on a seal's ring: its centre inside the seal but outside its core.
+    """Whether a line lies on a seal's ring: inside the seal, its centre outside its core.
     There the page's reader reads the seal's own rim (what ink is left of it), while a name
-    the seal is stamped over runs through the seal's middle."""
-    return any(params.ring_core < _radial(box, seal) <= 1 for seal in seals)
+    the seal is stamped over runs through the seal's middle, or out of the seal's box (a
+    name wider than its seal, or printed beside its centre: 校名：上海交通大学)."""
+    return any(
+        params.ring_core < _radial(box, seal) <= 1 and within(box, seal, params.ring_margin) for seal in seals
+    )
+
+
+def in_head(box: Box, page_height: int, params: PartiesParams = DEFAULT_PARTIES) -> bool:
+    """Whether a line lies in the page's head (where its title is printed)."""
+    return box[3] <= params.head_share * page_height
 
 
 def head_or_foot(box: Box, page_height: int, params: PartiesParams = DEFAULT_PARTIES) -> bool:
     """Whether a line lies in the page's head or foot."""
-    return box[3] <= params.head_share * page_height or box[1] >= (1 - params.foot_share) * page_height
+    return in_head(box, page_height, params) or box[1] >= (1 - params.foot_share) * page_height
+
+
+def split_at_seals(
+    line: TextLine, seals: Sequence[Box], endings: Sequence[str], reach: int
+) -> list[TextLine]:
+    """A line printed under two or more seals side by side, cut into the piece under each: the
+    page's reader reads names printed side by side under their seals as one line (山东省发辰·
+    文革委员会山东省工印信息化厅...). It is cut between the seals' centres, its characters taken
+    as evenly spaced, at the end of an organisation's name (`endings`) within `reach`
+    characters of there where there is one (a misread part of a line is read shorter or
+    longer than it is printed). Any other line, whole."""
+    x0, y0, x1, y1 = line.box
+    over = sorted((seal[0] + seal[2]) / 2 for seal in seals if gap(line.box, seal) == 0)
+    if len(over) < 2 or x1 - x0 <= y1 - y0:  # under one seal, or printed downwards
+        return [line]
+    text = line.text
+    spans = [(i, i + len(word)) for word in endings for i in range(len(text)) if text.startswith(word, i)]
+    # where a name's last word ends, not inside a longer one (委 of 委员会)
+    name_ends = [end for _, end in spans if not any(a < end < b for a, b in spans)]
+    cuts = []
+    for x in ((a + b) / 2 for a, b in zip(over, over[1:], strict=False)):
+        if x0 < x < x1:
+            even = round(len(text) * (x - x0) / (x1 - x0))
+            cuts.append(min(name_ends, key=lambda i: abs(i - even)) if name_ends else even)
+            if abs(cuts[-1] - even) > reach:
+                cuts[-1] = even
+    ends = sorted({0, *cuts, len(text)})
+    width = (x1 - x0) / max(len(text), 1)
+    return [
+        TextLine(text[a:b], line.score, (x0 + round(a * width), y0, x0 + round(b * width), y1))
+        for a, b in zip(ends, ends[1:], strict=False)
+        if b > a
+    ]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ..codes import passes_checks
 from ..records import Box, Party, PartyLink
 from .layout import near_seal
-from .names import NAME_MARKS
+from .names import NAME_MARKS, OFFICE_WORDS
 from .params import DEFAULT_PARTIES, PartiesParams
 
 
@@ -65,23 +65,65 @@ def reads_part(rim: str, name: str, params: PartiesParams = DEFAULT_PARTIES) -> 
     return part_edits(short, long) <= int(params.part_edits * len(short))
 
 
+def shared_chars(rim: str, name: str) -> int:
+    """The most characters a rim and a name share in order, the rim's last among them (the
+    word that says what kind of organisation it is: 厅, 学会, 公司); 0 where the name lacks it."""
+    if not rim:
+        return 0
+    row = [0] * (len(name) + 1)  # row[j]: the most shared by the rim so far and name[:j]
+    for char in rim[:-1]:
+        diagonal = 0
+        for j, other in enumerate(name, 1):
+            diagonal, row[j] = row[j], max(row[j], row[j - 1], diagonal + 1 if char == other else 0)
+    return max((row[j] + 1 for j, other in enumerate(name) if other == rim[-1]), default=0)
+
+
+def _without_office(name: str) -> str:
+    """A printed name without the office word that signs for its organisation (a contest's
+    组委会, an association's 秘书处): the organisation's seal leaves it out."""
+    office = next((word for word in OFFICE_WORDS if name.endswith(word)), "")
+    return name[: len(name) - len(office)]
+
+
+def mostly_reads(rim: str, party: Party, params: PartiesParams = DEFAULT_PARTIES) -> bool:
+    """Whether a seal's rim and a party's name printed under the seal agree in most of their
+    characters, in order, the rim's last among them (`shared_chars`): the page's reader breaks
+    a name a seal is stamped over (市国商亚计学会 for 中国商业统计学会, 同方知网（北京）支木限司
+    for 同方知网（北京）技术有限公司), and reads names printed side by side under two seals as
+    one line (山东省发辰·文革委员会山东省工印信息化厅...); an office's word after the name is
+    not the seal's (`_without_office`). A line read surely is taken as
+    printed: it may lack what the ink covered, but not hold more than `sure_extra` characters
+    the rim lacks (上海滴滴畅行科技有限公司 printed clearly under a seal of 上海某某科技有限公司
+    is another company's name, however much of it they share)."""
+    rim, name = _bare(rim), _without_office(_bare(party.text))
+    shared = shared_chars(rim, name)
+    if party.confidence >= params.sure_line and len(name) - shared > params.sure_extra:
+        return False
+    return shared >= params.min_part_chars and shared >= params.agree_share * min(len(rim), len(name))
+
+
 def party_scores(
     name_scores: Sequence[float],
     seal: SealSays,
     parties: Sequence[Party],
     found_score: float,
     params: PartiesParams = DEFAULT_PARTIES,
+    under: Sequence[bool] | None = None,
 ) -> tuple[list[float], list[bool]]:
     """The probability that the seal is each party's: its name's score (`name_scores`, in
     party order), at least the rim's score where the rim and the name are one within the
-    other (`reads_part`), raised by an agreeing tax ID and lowered by a differing one; and
-    whether the seal says the party's whole name (its name's score or its tax ID says so),
-    not only a part of it."""
+    other (`reads_part`) or, for a party printed `under` the seal, where they mostly agree
+    (`mostly_reads`), and for a party printed under it at least `agree_score` then,
+    raised by an agreeing tax ID and lowered by a differing one; and whether the seal says the
+    party's whole name (its name's score or its tax ID says so), not only a part of it."""
     scores, full = [], []
-    for score, party in zip(name_scores, parties, strict=True):
+    for k, (score, party) in enumerate(zip(name_scores, parties, strict=True)):
         whole = score >= found_score
-        if reads_part(seal.rim, party.text, params):
+        part = reads_part(seal.rim, party.text, params)
+        if part or (under is not None and under[k] and mostly_reads(seal.rim, party, params)):
             score = max(score, seal.rim_score)
+            if under is not None and under[k]:  # two readings of one name, the seal's and the page's
+                score = max(score, params.agree_score)
         agrees = tax_id_agrees(party.tax_id, seal.codes)
         if agrees is not None:
             score = max(score, params.tax_id_score) if agrees else min(score, 1 - params.tax_id_score)

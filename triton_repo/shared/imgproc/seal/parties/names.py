@@ -27,6 +27,9 @@ TAX_LABELS = ("统一社会信用代码/纳税人识别号", "统一社会信用
 # What may stand between a label and its value: a parenthesis (甲方（盖章）, 甲方(签章)), the
 # label's own tail (销售方名称) and a colon.
 ASIDE = re.compile(r"[(（][^()（）]{0,6}[)）]")  # (盖章), (签章), (甲方), (章)
+# ...of which these ask for the seal itself: printed after the name the seal is stamped over
+# (北京化工大学教务处（盖章）), they are no part of the name.
+SEAL_ASIDE = re.compile(r"[(（](?:盖章|签章|公章|印章|章)[)）]")
 LABEL_TAIL = re.compile(rf"^(?:{ASIDE.pattern})?(?:名称|单位名称|信息)?(?:{ASIDE.pattern})?[:：]?")
 TAX_ID = re.compile(r"[0-9A-Z]{15,20}")
 # The last words of an organisation's name, longest first where one ends another.
@@ -82,6 +85,9 @@ ORG_ENDINGS = (
     "厂",
     "馆",
 )
+# The words of an office that signs for its organisation, printed after the organisation's
+# name (中国大学生服务外包创新创业大赛组委会): the organisation's seal does not say them.
+OFFICE_WORDS = ("组委会", "执委会", "秘书处", "办公室")
 DATE_CHARS = "0123456789〇零二"  # how a date starts (2019年, 二〇一九年): it may follow a name
 NAME_MARKS = '()（）、“”"·&'  # what a name may carry besides characters, letters and digits
 # A name is a run of these: CJK characters, letters and digits, brackets (同方知网（北京）), and
@@ -106,7 +112,7 @@ NOT_NAMES = (
     "由",
     "向",
     "请",
-    "应",
+    "应当",  # not 应 alone: 应用 and 应急 are words of names (全国应用型人才...大赛, 应急管理局)
     "将",
     "被",
     "全部",
@@ -133,6 +139,9 @@ CERTIFICATE_TITLES = (
     "表彰",
     "特发此证",
 )
+# What a document's title calls it after its issuer's name (北京理工大学珠海学院学生成绩单,
+# 湖北大学学生成绩卡): the end of a title that starts with the organisation that issues it.
+DOCUMENT_NAMES = (*CERTIFICATE_TITLES, "成绩单", "成绩表", "成绩卡")
 # An invoice form's printed supervision seal (全国统一发票监制章) says this: it is no party's.
 SUPERVISION = "监制"
 TITLE_CHARS = 24  # a title is a short line; a sentence may mention 发票 or 合同 in passing
