@@ -12,44 +12,59 @@ are answered with: how many have any seal at all, and the highest score among th
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 from imgproc.arrays import Floats
-from imgproc.seal.trust import TrustParams
-from imgproc.seal.trust.region import kept, seal_inputs, seal_score
+from imgproc.seal.trust import DEFAULT_TRUST, TrustParams
+from imgproc.seal.trust.region import has_text, kept, seal_inputs, seal_score
 
 from evaluation.seal.cases import Cases, Region
 from evaluation.seal.logistic import fit_logistic, left_out, log_loss, reliability_rows
 
 RIDGES = (0.1, 1.0, 10.0)  # tried by leaving each group out; the one of least log loss is kept
+MIN_SCORES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5)  # tried as the least score of a region with text
+REAL_DROPPED = 0.01  # of the real regions (scored left out) at most this share may be left out
+TEXTLESS = DEFAULT_TRUST.textless_seal_score
+SURE_SEAL = 0.5  # no region on a page without a seal should score this high (issue 48)
 REGION_HEADER = "| seal score | regions answered | real seals | share real |"
-SealWeights = tuple[float, float, float, float, float, float, float, float]
 
 
 def _inputs(regions: Sequence[Region]) -> Floats:
     return np.array([seal_inputs(region.seal.reading) for region in regions], np.float64)
 
 
-def fit_regions(regions: Sequence[Region], say: Callable[[str], None]) -> SealWeights:
-    """The seal score's weights (intercept first), with the ridge that leaves groups out best."""
+@dataclass(frozen=True)
+class RegionFit:
+    """The seal score's weights (intercept first) and the least score a region where something
+    was read is answered from (`TrustParams.min_seal_score`)."""
+
+    weights: tuple[float, ...]
+    min_seal_score: float
+
+
+def fit_regions(regions: Sequence[Region], empty: Sequence[str], say: Callable[[str], None]) -> RegionFit:
+    """The seal score's weights, with the ridge that leaves groups out best, and the highest of
+    `MIN_SCORES` that leaves out at most `REAL_DROPPED` of the real regions (scored left out)."""
     x, real = _inputs(regions), np.array([region.real for region in regions], np.float64)
     groups = [region.group for region in regions]
-    losses = {ridge: log_loss(left_out(x, real, groups, ridge), real) for ridge in RIDGES}
+    scored = {ridge: left_out(x, real, groups, ridge) for ridge in RIDGES}
+    losses = {ridge: round(log_loss(scores, real), 3) for ridge, scores in scored.items()}
     ridge = min(losses, key=losses.__getitem__)
     w = fit_logistic(x, real, ridge)
     say(f"regions: {len(regions)}, {int(real.sum())} real; each group left out, log loss by ridge {losses}")
     say(f"  seal_weights=({', '.join(f'{v:.3f}' for v in w)})  # ridge {ridge}")
-    return (
-        float(w[0]),
-        float(w[1]),
-        float(w[2]),
-        float(w[3]),
-        float(w[4]),
-        float(w[5]),
-        float(w[6]),
-        float(w[7]),
-    )
+    textless = np.array([not has_text(region.seal.reading) for region in regions])
+    on_empty = np.array([region.page in set(empty) for region in regions])
+    chosen = 0.0
+    for least in MIN_SCORES:
+        out = (scored[ridge] < least) | (textless & (scored[ridge] < TEXTLESS))
+        dropped = int((out & (real > 0)).sum())
+        pages = len({regions[i].page for i in np.flatnonzero(~out & on_empty)})
+        say(f"  min_seal_score {least}: real regions left out {dropped}, empty pages answered {pages}")
+        if dropped <= REAL_DROPPED * real.sum():
+            chosen = least
+    return RegionFit(tuple(float(v) for v in w), chosen)
 
 
 def region_report(cases: Cases, params: TrustParams) -> list[str]:
@@ -62,9 +77,11 @@ def region_report(cases: Cases, params: TrustParams) -> list[str]:
     with_any = len({r.page for _, r in answered if r.page in empty})
     highest = f"{max(on_empty):.3f}" if on_empty else "-"
     left = len(rescored) - len(answered)
+    sure = sum(score >= SURE_SEAL for score in on_empty)
     rows += [
         "",
         f"Pages without a seal: {with_any} of {len(empty)} answered with any seal; highest seal score"
-        f" there {highest}. Regions left out as textless and unlikely seals: {left}.",
+        f" there {highest}, {sure} of {len(on_empty)} regions there at {SURE_SEAL} or more. Regions left"
+        f" out as unlikely seals: {left}.",
     ]
     return rows

@@ -2,7 +2,8 @@
 reports them on the held-out part.
 
     .venv/bin/python -m evaluation.seal.trust                       # fit on the tuning part, print
-    .venv/bin/python -m evaluation.seal.trust --heldout --write docs/seal/trust.md
+    .venv/bin/python -m evaluation.seal.trust --cases /tmp/tuning.pkl   # the same, reading it once
+    .venv/bin/python -m evaluation.seal.trust --heldout --no-fit --write docs/seal/trust.md
 
 Every round or oval seal found with a known rim, on the real tuning part and its six
 perturbations, gives its rim's evidence (`trust.evidence`: support, agreement, confidence)
@@ -15,12 +16,16 @@ scores the served configuration gives (fitted values pasted in) are reported on 
 part, never tuned on: the reliability table (score band, rims, share exact) and the share of
 true, changed and other names found, as totals only. Seals whose rim is the invoice
 supervision seal's standard text (`STANDARD_RIMS`) are counted in the rims but not among the
-names: nobody verifies a supervision seal by name, and its rim is restored, not read.
+names: nobody verifies a supervision seal by name, and its rim is restored, not read. The seal
+score (`evaluation.seal.regions`: every found region, real or not) and the scores of lines read
+straight (`evaluation.seal.lines`: inner lines, rectangles' main texts) are fitted and reported
+beside them.
 """
 
 from __future__ import annotations
 
 import argparse
+import pickle
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -37,8 +42,9 @@ from imgproc.seal.words import Words
 
 from evaluation.seal.cases import Case, Cases, read_cases
 from evaluation.seal.corpus import CorpusMissing, corpus_pages
-from evaluation.seal.dataset import HELDOUT, TUNING, seals_dev_pages, with_blanked
+from evaluation.seal.dataset import HELDOUT, TUNING, TruthPage, seals_dev_pages, with_blanked
 from evaluation.seal.inprocess import InProcessSeal
+from evaluation.seal.lines import LineCase, fit_lines, line_cases, line_report
 from evaluation.seal.logistic import fit_logistic, left_out, log_loss, reliability_rows
 from evaluation.seal.perturb import PERTURBATIONS, perturbed_pages
 from evaluation.seal.regions import fit_regions, region_report
@@ -72,14 +78,30 @@ def tuning_cases(reader: InProcessSeal) -> Cases:
     return cases
 
 
-def heldout_parts(reader: InProcessSeal) -> dict[str, Cases]:
-    """The held-out parts, each never tuned on: the corpus's (where its cache is) and seals-dev's."""
+def tuning_truth() -> list[TruthPage]:
+    """The real tuning parts' pages with seals (seals-dev's, and the corpus's where it is there):
+    the truth the line cases are matched to."""
+    pages = list(seals_dev_pages(frozenset({TUNING})))
+    try:
+        pages += corpus_pages(frozenset({TUNING}))
+    except CorpusMissing:
+        pass  # said when the cases were read
+    return pages
+
+
+def heldout_parts(reader: InProcessSeal) -> dict[str, tuple[Cases, list[LineCase]]]:
+    """The held-out parts, each never tuned on: the corpus's (where its cache is) and seals-dev's,
+    each as region and rim cases and as line cases."""
     parts = {}
     try:
-        parts["corpus held-out"] = read_cases(with_blanked(corpus_pages(frozenset({HELDOUT}))), reader)
+        pages = list(corpus_pages(frozenset({HELDOUT})))
+        cases = read_cases(with_blanked(pages), reader)
+        parts["corpus held-out"] = (cases, line_cases(cases.regions, pages))
     except CorpusMissing as missing:
         _say(f"the corpus's held-out part is left out: {missing}")
-    parts["seals-dev held-out"] = read_cases(with_blanked(seals_dev_pages(frozenset({HELDOUT}))), reader)
+    pages = list(seals_dev_pages(frozenset({HELDOUT})))
+    cases = read_cases(with_blanked(pages), reader)
+    parts["seals-dev held-out"] = (cases, line_cases(cases.regions, pages))
     return parts
 
 
@@ -183,9 +205,22 @@ def name_rates(cases: Sequence[Case], words: Words, common: Sequence[str], confi
     return rows
 
 
-def fit(reader: InProcessSeal) -> tuple[SealConfig, Cases]:
+def cached_tuning_cases(reader: InProcessSeal, cache: Path | None) -> Cases:
+    """The tuning cases (`tuning_cases`), read once and kept in `cache` where one is given: the
+    fits can then be tried again without reading every page (delete it after a reading change)."""
+    if cache is not None and cache.exists():
+        _say(f"tuning cases from {cache}")
+        cases: Cases = pickle.loads(cache.read_bytes())
+        return cases
+    cases = tuning_cases(reader)
+    if cache is not None:
+        cache.write_bytes(pickle.dumps(cases))
+    return cases
+
+
+def fit(reader: InProcessSeal, cache: Path | None = None) -> tuple[SealConfig, Cases]:
     """Fit the rim model, the name threshold and the seal score on the tuning parts; print them."""
-    tuning = tuning_cases(reader)
+    tuning = cached_tuning_cases(reader, cache)
     cases = tuning.rims
     exact = np.array([c.exact for c in cases], np.float64)
     w = fit_logistic(features(cases), exact, RIDGE)
@@ -207,13 +242,16 @@ def fit(reader: InProcessSeal) -> tuple[SealConfig, Cases]:
         f" true {np.mean(names.true >= threshold):.3f}, other {np.mean(names.others >= threshold):.3f})"
     )
     params = reader.config.trust
+    regions = fit_regions(tuning.regions, tuning.empty_pages, _say)
     fitted = replace(
         params,
         intercept=float(w[0]),
         agreement_weight=float(w[1]),
         length_weight=float(w[2]),
         name_support=threshold,
-        seal_weights=fit_regions(tuning.regions, _say),
+        seal_weights=regions.weights,
+        min_seal_score=regions.min_seal_score,
+        line_weights=fit_lines(line_cases(tuning.regions, tuning_truth()), _say),
     )
     return replace(reader.config, trust=fitted), tuning
 
@@ -228,12 +266,16 @@ def main() -> None:
     parser.add_argument(
         "--no-fit", action="store_true", help="report the served scores only, without fitting"
     )
+    parser.add_argument(
+        "--cases", type=Path, help="keep the tuning part's cases in this file, and take them from it"
+    )
     args = parser.parse_args()
     reader = InProcessSeal()
     if not args.no_fit:
-        fitted, tuning = fit(reader)
+        fitted, tuning = fit(reader, args.cases)
         _say("\n".join(["", "tuning parts, scores as fitted:", *reliability(tuning.rims, fitted.trust)]))
         _say("\n".join(region_report(tuning, fitted.trust)))
+        _say("\n".join(line_report(line_cases(tuning.regions, tuning_truth()), fitted.trust)))
     if not args.heldout:
         return
     common = common_characters()
@@ -243,10 +285,12 @@ def main() -> None:
         "Written by",
         "`.venv/bin/python -m evaluation.seal.trust --heldout --no-fit --write docs/seal/trust.md`:",
         "the served scores (`TrustParams`, fitted on the real tuning parts, seals-dev's with its",
-        "perturbations and the corpus's) on the real held-out parts, never tuned on. Round and oval",
-        "seals found with a known rim.",
+        "perturbations and the corpus's, by `python -m evaluation.seal.trust`) on the real held-out",
+        "parts, never tuned on. Rims: round and oval seals found with a known rim. Seal scores: every",
+        "region found, on pages with seals and on the same pages with their seals painted out. Lines:",
+        "inner lines answered on found seals whose lines are known, and rectangles' main texts.",
     ]
-    for title, heldout in heldout_parts(reader).items():
+    for title, (heldout, lines_read) in heldout_parts(reader).items():
         lines += [
             "",
             f"## {title}: rim scores",
@@ -260,6 +304,10 @@ def main() -> None:
             f"## {title}: seal scores",
             "",
             *region_report(heldout, reader.config.trust),
+            "",
+            f"## {title}: line scores",
+            "",
+            *line_report(lines_read, reader.config.trust),
         ]
     _say("\n".join(lines))
     if args.write:

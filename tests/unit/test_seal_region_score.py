@@ -3,24 +3,29 @@ regions the page's answer leaves out. Pure: hand-made readings."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
+import numpy as np
 import pytest
-from imgproc.seal.records import SealEvidence, SealReading, SealRegion, Shape
+from imgproc.seal.records import RegionSigns, SealCrop, SealEvidence, SealReading, SealRegion, Shape
 from imgproc.seal.trust import DEFAULT_TRUST, page_reading
-from imgproc.seal.trust.region import has_text, kept, seal_inputs, seal_score
+from imgproc.seal.trust.region import han_share, has_text, kept, region_signs, seal_inputs, seal_score
 from imgproc.seal.words import NO_WORDS
 
 RING = SealRegion(Shape.ROUND, (50.0, 50.0), (40.0, 40.0), 0.0, (10, 10, 90, 90), False, 0.8)
 # A model that trusts inked outlines and read rims: intercept, inked share, rim score, log
-# length, inner lines, codes, rectangular, cut.
-WEIGHTS = (-4.0, 3.0, 3.0, 1.0, 1.0, 1.0, -1.0, -1.0)
+# length, inner lines, codes, rectangular, cut; the script and the region's signs weigh nothing.
+WEIGHTS = (-4.0, 3.0, 3.0, 1.0, 1.0, 1.0, -1.0, -1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+ZEROS = (0.0,) * len(WEIGHTS)
 PARAMS = replace(DEFAULT_TRUST, seal_weights=WEIGHTS)
 
 
 def test_the_inputs_are_what_was_read_in_the_region() -> None:
     reading = SealReading(RING, "上海星辰科技有限公司", 0.9, inner=[("合同专用章", 0.9)], codes=["3101"])
-    assert seal_inputs(reading) == pytest.approx((0.8, 0.9, 2.3979, 1.0, 1.0, 0.0, 0.0), abs=1e-4)
+    inputs = seal_inputs(reading)
+    assert inputs[:9] == pytest.approx((0.8, 0.9, 2.3979, 1.0, 1.0, 0.0, 0.0, 1.0, 2.7726), abs=1e-4)
+    assert len(inputs) == len(WEIGHTS) - 1 == len(DEFAULT_TRUST.seal_weights) - 1
     textless = SealReading(RING, "  ", 0.7)
     assert seal_inputs(textless)[1:3] == (0.0, 0.0) and not has_text(textless)
 
@@ -32,7 +37,7 @@ def test_a_read_seal_scores_higher_than_an_empty_red_mark() -> None:
 
 
 def test_zero_weights_score_every_region_one_half_and_leave_none_out() -> None:
-    zeros = replace(DEFAULT_TRUST, seal_weights=(0.0,) * 8)
+    zeros = replace(DEFAULT_TRUST, seal_weights=ZEROS, min_seal_score=0.0)
     mark = SealReading(RING, "", 0.0)
     assert seal_score(mark, zeros) == 0.5 and kept(replace(mark, score=0.5), zeros)
 
@@ -48,6 +53,54 @@ def test_the_answer_leaves_out_textless_regions_that_score_low_and_keeps_read_on
     low_mark = SealReading(RING, "", 0.0, score=0.1)
     high_mark = SealReading(RING, "", 0.0, score=0.8)
     answer = page_reading(
-        [SealEvidence(r, ()) for r in (low_text, low_mark, high_mark)], (), NO_WORDS, PARAMS
+        [SealEvidence(r, ()) for r in (low_text, low_mark, high_mark)],
+        (),
+        NO_WORDS,
+        replace(PARAMS, min_seal_score=0.0),
     )
     assert answer.seals == [low_text, high_mark]
+
+
+def test_a_read_region_under_the_least_seal_score_is_not_answered() -> None:
+    params = replace(PARAMS, min_seal_score=0.3, textless_seal_score=0.5)
+    sign = SealReading(RING, "K", 0.2, score=0.29)
+    seal = SealReading(RING, "上海星辰科技有限公司", 0.9, score=0.31)
+    mark = SealReading(RING, "", 0.0, score=0.4)
+    answer = page_reading([SealEvidence(r, ()) for r in (sign, seal, mark)], (), NO_WORDS, params)
+    assert [reading.rim_text for reading in answer.seals] == ["上海星辰科技有限公司"]
+
+
+def _crop(mask: np.ndarray, page: tuple[int, int] = (400, 400)) -> SealCrop:
+    """A crop of RING's size, its seal ink `mask`, cut from a blank page of `page` pixels."""
+    region = replace(RING, box=(0, 0, 100, 100))
+    pixels = np.full((100, 100, 3), 255, np.uint8)
+    return SealCrop(region, region, pixels, mask.astype(np.uint8) * 255, mask, np.zeros((*page, 3), np.uint8))
+
+
+def test_a_thin_ring_has_its_ink_on_the_ring_and_a_filled_disc_does_not() -> None:
+    yy, xx = np.mgrid[0:100, 0:100]
+    radius = np.hypot(xx - 50.0, yy - 50.0)
+    ring = region_signs(_crop((radius <= 40) & (radius >= 36)), detected=True)
+    disc = region_signs(_crop(radius <= 40), detected=False)
+    assert ring.ring_ink > 0.95 and disc.ring_ink < 0.5
+    assert ring.ink_fill < 0.25 < 0.95 < disc.ink_fill
+    assert ring.detected and not disc.detected
+    # pi * 40 * 40 of a 400 x 400 page
+    assert ring.page_share == pytest.approx(math.pi * 1600 / 160_000, rel=1e-6)
+
+
+def test_a_region_filling_the_page_shares_all_of_it() -> None:
+    assert region_signs(_crop(np.zeros((100, 100), bool), page=(60, 60)), detected=False).page_share == 1.0
+
+
+def test_the_chinese_share_counts_characters_read_spaces_aside() -> None:
+    assert han_share(["上海 星辰", "K"]) == pytest.approx(0.8)
+    assert han_share(["315", "GPANGDONG"]) == 0.0 and han_share(["", " "]) == 0.0
+
+
+def test_the_signs_enter_the_inputs() -> None:
+    signs = RegionSigns(page_share=0.05, ink_fill=0.2, ring_ink=0.6, detected=True)
+    reading = SealReading(RING, "上海星辰K", 0.9, inner=[("合同专用章", 0.9)], signs=signs)
+    assert seal_inputs(reading)[7:] == pytest.approx((0.9, math.log(10.0), 0.05, 0.2, 0.6, 1.0))
+    # a rectangle's frame is all ring, a seal's or not: its ring share is no input
+    assert seal_inputs(replace(reading, region=replace(RING, shape=Shape.RECT)))[11] == 0.0

@@ -25,15 +25,16 @@ def _cases() -> Cases:
 
 
 def test_the_fitted_weights_score_read_seals_above_empty_marks() -> None:
-    weights = fit_regions(_cases().regions, lambda line: None)
-    params = replace(DEFAULT_TRUST, seal_weights=weights)
+    fitted = fit_regions(_cases().regions, _cases().empty_pages, lambda line: None)
+    params = replace(DEFAULT_TRUST, seal_weights=fitted.weights, min_seal_score=fitted.min_seal_score)
     report = "\n".join(region_report(_cases(), params))
     assert "| **at least 0.90** | 12 of 12 | 12 | 1.000 (95% 0.76-1.00) |" in report
     assert "Pages without a seal: 0 of 12 answered with any seal" in report
-    assert "Regions left out as textless and unlikely seals: 12." in report
+    assert "0 of 0 regions there at 0.5 or more. Regions left out as unlikely seals: 12." in report
 
 
 def test_with_every_region_at_one_half_the_empty_pages_are_answered() -> None:
-    zeros = replace(DEFAULT_TRUST, seal_weights=(0.0,) * 8)
+    zeros = replace(DEFAULT_TRUST, seal_weights=(0.0,) * len(DEFAULT_TRUST.seal_weights))
     report = "\n".join(region_report(_cases(), zeros))
     assert "Pages without a seal: 12 of 12 answered with any seal; highest seal score there 0.500" in report
+    assert "12 of 12 regions there at 0.5 or more" in report

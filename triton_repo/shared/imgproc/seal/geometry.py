@@ -20,7 +20,7 @@ import numpy as np
 from imgproc.arrays import AnyArray, Floats, Ints, Mask, as_floats
 from imgproc.imaging import WHITE
 
-from .records import Band, Outline
+from .records import Band, Outline, Shape
 
 TWO_PI = 2.0 * np.pi
 # Points of the table from ellipse parameter to perimeter share (`parameter_at`): a seal is at
@@ -197,3 +197,17 @@ def unwrap_band(
         borderValue=fill,
     )
     return cv2.resize(strip, (width, height), interpolation=cv2.INTER_AREA)
+
+
+def render(fit: Outline, size: tuple[int, ...], origin: tuple[int, int] = (0, 0)) -> Mask:
+    """Boolean mask of the filled outline on a canvas of `size` (rows, columns) whose top-left
+    pixel is `origin` (x, y) of the fit's frame."""
+    canvas = np.zeros(size, np.uint8)
+    center = (fit.center[0] - origin[0], fit.center[1] - origin[1])
+    full = (fit.axes[0] * 2.0, fit.axes[1] * 2.0)
+    if fit.shape is Shape.RECT:
+        corners = as_floats(cv2.boxPoints((center, full, fit.angle_deg)))
+        cv2.fillPoly(canvas, [np.rint(corners).astype(np.int32)], (1,))
+    else:
+        cv2.ellipse(canvas, (center, full, fit.angle_deg), (1,), -1)
+    return canvas > 0

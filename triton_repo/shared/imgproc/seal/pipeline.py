@@ -30,9 +30,9 @@ from .ink import without_ink
 from .locate import locate_seal
 from .parties import SealSays, document_check, page_parties
 from .read import Readers, read_around, read_seal
-from .records import DocumentCheck, PageReading, SealCrop, SealEvidence, SealRegion, SealStrips
+from .records import DocumentCheck, PageReading, SealCrop, SealEvidence, SealRegion, SealStrips, SealText
 from .repair import repair_rim, seal_reading, wants_surroundings
-from .trust import answered, name_scores, page_reading, trusted
+from .trust import answered, name_scores, page_reading, region_signs, trusted
 from .unwrap import unwrap_seal
 from .words import NO_WORDS, Words
 
@@ -76,7 +76,9 @@ async def read_crop(
     crop: SealCrop, models: SealModels, config: SealConfig = DEFAULT_CONFIG, words: Words = NO_WORDS
 ) -> SealEvidence:
     """Everything one seal says, and what names are checked on."""
-    return await read_strips(crop, await seal_strips(crop, models, config), models, config, words)
+    located = await locate_seal(crop, models.seal_text, config.locate)
+    strips = unwrap_seal(crop, located, config.unwrap)
+    return await read_strips(crop, strips, models, config, words, isinstance(located, SealText))
 
 
 async def read_strips(
@@ -85,16 +87,19 @@ async def read_strips(
     models: SealModels,
     config: SealConfig = DEFAULT_CONFIG,
     words: Words = NO_WORDS,
+    detected: bool = False,
 ) -> SealEvidence:
     """Everything one seal says, from what there is to read of it: read, its rim repaired, and,
     where the rim went unread, the seal's surroundings cut and read for repair's cues (an
-    invoice's title), then the whole repaired and trusted."""
+    invoice's title), then the whole repaired and trusted (`detected`: the seal text detector
+    found its rim)."""
     readings = await read_seal(strips, models, config.read)
     rim = None if readings.rim is None else repair_rim(readings.rim, words.correct, config.repair)
     wanted = wants_surroundings(crop.region.shape, rim)
     around = await read_around(surroundings(crop, config.cut), models) if wanted else None
     reading = seal_reading(crop.region, rim, readings, words.correct, config.repair, around)
-    return trusted(reading, readings, words, config.trust)
+    signs = region_signs(crop, detected, config.trust)
+    return trusted(reading, readings, words, config.trust, signs)
 
 
 async def read_page(

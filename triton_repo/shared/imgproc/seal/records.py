@@ -304,11 +304,25 @@ class Verdict:
 
 
 @dataclass(frozen=True)
+class RegionSigns:
+    """What a found region looks like, beside what was read in it (trust's seal score rests on
+    both): its area as a share of the page's, the share of its inside that carries seal ink,
+    the share of that ink lying on its ring (near the outline), and whether the seal text
+    detector found a rim in it (round and oval regions; a rectangle is never detected)."""
+
+    page_share: float = 0.0
+    ink_fill: float = 0.0
+    ring_ink: float = 0.0
+    detected: bool = False
+
+
+@dataclass(frozen=True)
 class SealReading:
     """The text of one seal (repair's output, then trust's): rim, inner lines and number codes,
     with confidences; the rim's score is trust's calibrated probability that it reads exactly,
     with the evidence it rests on; `match`, the seal's best expected name where names are
-    expected and it carries one; `score`, trust's probability that the region is a real seal."""
+    expected and it carries one; `score`, trust's probability that the region is a real seal,
+    from what was read and the region's `signs`."""
 
     region: SealRegion
     rim_text: str
@@ -318,6 +332,7 @@ class SealReading:
     evidence: RimEvidence | None = None
     match: Match | None = None
     score: float = 1.0  # the probability that the region is a real seal (`trust.region`)
+    signs: RegionSigns = field(default_factory=RegionSigns)
 
 
 @dataclass(frozen=True)

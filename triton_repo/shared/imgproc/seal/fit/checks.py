@@ -22,11 +22,12 @@ from ..geometry import (
     ellipse_offset_points,
     outline_points,
     rect_outline_points,
+    render,
     sample_mask,
     visible,
 )
 from ..records import Outline, SealRegion, Shape
-from .ellipse import as_fit, box_of, render
+from .ellipse import as_fit, box_of
 from .params import FitParams
 from .quad import quad_fill, quad_outlines
 

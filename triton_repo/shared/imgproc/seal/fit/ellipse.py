@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
-from imgproc.arrays import Floats, Ints, Mask, as_floats
+from imgproc.arrays import Floats, Ints, Mask
 
-from ..geometry import ellipse_extent, inside_image, rect_extent, rotation
+from ..geometry import ellipse_extent, inside_image, rect_extent, render, rotation
 from ..records import Box, Outline, Shape
 
 if TYPE_CHECKING:
@@ -68,20 +68,6 @@ def box_of(fit: Outline, width: int, height: int) -> Box:
     x, y = fit.center
     x0, y0 = max(0, int(np.floor(x - half_x))), max(0, int(np.floor(y - half_y)))
     return x0, y0, min(width, int(np.ceil(x + half_x)) + 1), min(height, int(np.ceil(y + half_y)) + 1)
-
-
-def render(fit: Outline, size: tuple[int, ...], origin: tuple[int, int] = (0, 0)) -> Mask:
-    """Boolean mask of the filled outline on a canvas of `size` (rows, columns) whose top-left
-    pixel is `origin` (x, y) of the fit's frame."""
-    canvas = np.zeros(size, np.uint8)
-    center = (fit.center[0] - origin[0], fit.center[1] - origin[1])
-    full = (fit.axes[0] * 2.0, fit.axes[1] * 2.0)
-    if fit.shape is Shape.RECT:
-        corners = as_floats(cv2.boxPoints((center, full, fit.angle_deg)))
-        cv2.fillPoly(canvas, [np.rint(corners).astype(np.int32)], (1,))
-    else:
-        cv2.ellipse(canvas, (center, full, fit.angle_deg), (1,), -1)
-    return canvas > 0
 
 
 def iou(a: Mask, b: Mask) -> float:

@@ -14,22 +14,37 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ..records import PageReading, Readings, SealEvidence, SealReading
+from ..records import PageReading, Readings, RegionSigns, SealEvidence, SealReading
 from ..words import Words
 from .evidence import rim_evidence, rim_score
+from .lines import calibrated
 from .params import DEFAULT_TRUST, TrustParams
-from .region import kept, seal_score
+from .region import kept, region_signs, seal_score
 from .verify import name_scores, verdicts
 
-__all__ = ["DEFAULT_TRUST", "TrustParams", "answered", "name_scores", "page_reading", "trusted"]
+__all__ = [
+    "DEFAULT_TRUST",
+    "TrustParams",
+    "answered",
+    "name_scores",
+    "page_reading",
+    "region_signs",
+    "trusted",
+]
 
 
 def trusted(
-    reading: SealReading, readings: Readings, words: Words, params: TrustParams = DEFAULT_TRUST
+    reading: SealReading,
+    readings: Readings,
+    words: Words,
+    params: TrustParams = DEFAULT_TRUST,
+    signs: RegionSigns | None = None,
 ) -> SealEvidence:
     """The seal's answer with its rim's score calibrated (round and oval seals; a rectangular
-    seal's main text keeps the confidence it was read with) and its score as a seal, and what
-    names are checked on."""
+    seal's main text keeps the confidence it was read with) and its score as a seal (from what
+    was read and how the region looks, `signs`), and what names are checked on."""
+    if signs is not None:
+        reading = replace(reading, signs=signs)
     if reading.region.is_elliptic and readings.rim is not None:
         text = words.normalized(reading.rim_text)
         evidence = rim_evidence(
@@ -40,9 +55,13 @@ def trusted(
 
 
 def answered(seals: Sequence[SealEvidence], params: TrustParams = DEFAULT_TRUST) -> list[SealEvidence]:
-    """The seals a page's answer holds: a region where nothing was read and that scores low as
-    a seal is left out."""
-    return [seal for seal in seals if kept(seal.reading, params)]
+    """The seals a page's answer holds, their lines' scores calibrated (`lines.calibrated`): a
+    region where nothing was read and that scores low as a seal is left out."""
+    return [
+        SealEvidence(calibrated(seal.reading, params), seal.sources)
+        for seal in seals
+        if kept(seal.reading, params)
+    ]
 
 
 def page_reading(

@@ -12,24 +12,72 @@ from __future__ import annotations
 
 import math
 
-from ..records import SealReading
+import numpy as np
+
+from ..geometry import render
+from ..records import RegionSigns, SealCrop, SealReading
 from .evidence import sigmoid
 from .params import DEFAULT_TRUST, TrustParams
+
+
+def region_signs(crop: SealCrop, detected: bool, params: TrustParams = DEFAULT_TRUST) -> RegionSigns:
+    """How the found region looks (`RegionSigns`), from its crop: its area against the page's,
+    and its seal ink inside the outline and on the ring (`TrustParams.ring_scales`)."""
+    local = crop.local
+    height, width = crop.mask.shape[:2]
+    inner, outer = params.ring_scales
+    inside = render(local, (height, width))
+    within = render(local.scaled(outer), (height, width))
+    ring = within & ~render(local.scaled(inner), (height, width))
+    ink = crop.mask.astype(bool)
+    inked = np.count_nonzero(ink & within)
+    factor = math.pi if local.is_elliptic else 4.0  # an ellipse's area over a*b, a rectangle's
+    page = crop.page.shape[0] * crop.page.shape[1] if crop.page is not None else height * width
+    return RegionSigns(
+        page_share=min(1.0, factor * local.axes[0] * local.axes[1] / max(1, page)),
+        ink_fill=np.count_nonzero(ink & inside) / max(1, np.count_nonzero(inside)),
+        ring_ink=np.count_nonzero(ink & ring) / inked if inked else 0.0,
+        detected=detected,
+    )
+
+
+def han_chars(texts: list[str]) -> int:
+    """How many of the characters read are Chinese: seals are inscribed in Chinese, a red sign
+    or a badge read as 'K', '315' or 'GPANGDONG UNIVIRSHLY' is not."""
+    return sum("\u4e00" <= char <= "\u9fff" for text in texts for char in text)
+
+
+def han_share(texts: list[str]) -> float:
+    """The share of the characters read (spaces aside) that are Chinese (0 without text)."""
+    count = sum(not char.isspace() for text in texts for char in text)
+    return han_chars(texts) / count if count else 0.0
 
 
 def seal_inputs(reading: SealReading) -> tuple[float, ...]:
     """The region's evidence of being a seal: its outline's inked share, its rim's score (0
     without a rim text), the log of its rim's length, whether it has inner lines, whether it has
-    codes, whether it is rectangular, and whether it leaves the image."""
+    codes, whether it is rectangular, whether it leaves the image; the Chinese share of what was
+    read and the log of its Chinese characters' count; and its `signs`: its share of the page,
+    its inside's inked share, its ink's share on the ring (round and oval only: a rectangle's
+    frame is all ring, a seal's or not), and whether the detector found a rim."""
     text = reading.rim_text.strip()
+    texts = [reading.rim_text, *(line for line, _ in reading.inner)]
+    signs = reading.signs
+    elliptic = reading.region.is_elliptic
     return (
         reading.region.border_coverage,
         reading.rim_score if text else 0.0,
         math.log1p(len(text)),
         float(bool(reading.inner)),
         float(bool(reading.codes)),
-        float(not reading.region.is_elliptic),
+        float(not elliptic),
         float(reading.region.cut),
+        han_share(texts),
+        math.log1p(han_chars(texts)),
+        signs.page_share,
+        signs.ink_fill,
+        signs.ring_ink if elliptic else 0.0,
+        float(signs.detected),
     )
 
 
@@ -46,6 +94,7 @@ def has_text(reading: SealReading) -> bool:
 
 
 def kept(reading: SealReading, params: TrustParams = DEFAULT_TRUST) -> bool:
-    """A region is answered as a seal unless nothing was read in it and it scores under
-    `TrustParams.textless_seal_score` (a red mark, not a seal anyone can use)."""
-    return has_text(reading) or reading.score >= params.textless_seal_score
+    """A region is answered as a seal from `TrustParams.min_seal_score`, or, where nothing was
+    read in it, from `TrustParams.textless_seal_score` (a red mark, not a seal anyone can use)."""
+    least = params.min_seal_score if has_text(reading) else params.textless_seal_score
+    return reading.score >= least
