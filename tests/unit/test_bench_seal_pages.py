@@ -3,7 +3,12 @@ only (the committed manifest; no image is needed), and how it reports model call
 
 from __future__ import annotations
 
-from bench.seal import RULES, model_calls, real_pages
+from pathlib import Path
+
+import pytest
+
+from bench.seal import RULES, bench_pages, model_calls, real_pages
+from evaluation.seal import corpus
 from evaluation.seal.corpus import entries, manifest, side_of
 from evaluation.seal.dataset import TUNING
 
@@ -39,3 +44,12 @@ def test_model_calls_are_counted_a_request_without_the_seal_model_itself() -> No
     after = {"seal": (14, 9.0), "seal_text_detection": (8, 1.0), "text_recognition_v6": (12, 2.0)}
     after["idle"] = (3, 0.0)  # a model not called between the snapshots is left out
     assert model_calls(before, after, 4) == "1 `seal_text_detection`, 3 `text_recognition_v6`"
+
+
+def test_without_the_image_cache_the_real_pages_are_skipped_and_said_so(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(corpus, "CACHE", tmp_path / "no-cache")
+    pages, skipped = bench_pages()
+    assert [labelled for _, _, labelled in pages] == ["1", "3"]  # the generated pages only
+    assert skipped is not None and f"{len(RULES)} of the {len(RULES)} chosen" in skipped
