@@ -7,16 +7,25 @@ written to a JSON file: what `bench.seal_ab` compares two checkouts' stacks with
 from __future__ import annotations
 
 import json
+import signal
 import sys
 import time
 from pathlib import Path
+from types import FrameType
 
 from bench.serving import local_stack
 
 POLL_S = 5
 
 
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(0)  # the stack's context then stops Triton and the gateway
+
+
 def main() -> int:
+    # Killed (SIGTERM) without this, the process ends without leaving the stack's context, and
+    # the gateway it started runs on.
+    signal.signal(signal.SIGTERM, _stop)
     target = Path(sys.argv[1])
     with local_stack() as stack:
         partial = target.with_suffix(".partial")
