@@ -10,6 +10,8 @@ purpose; `fresh` starts a stack of its own).
 `seal-check` is the part of `seal` that measures the document check, on its own.
 `app` needs no server (the gateway's own CPU per request, Triton faked); `tracing` starts its
 own two stacks (traced and not); `frontdoor` also writes its plot to DIR/frontdoor.png.
+`python -m bench.seal_ab` times `seal`'s pages on two checkouts' stacks side by side (each held
+by `python -m bench.hold` from its own checkout).
 """
 
 from __future__ import annotations

@@ -23,3 +23,26 @@ def test_a_phone_s_multi_picture_jpeg_decodes_to_its_first_picture() -> None:
     assert Image.open(io.BytesIO(data)).format == "MPO"
     rgb = decode_rgb(data)
     assert rgb.shape == (48, 64, 3) and np.abs(rgb[24, 32].astype(int) - (200, 30, 30)).max() < 8
+
+
+def _png(image: Image.Image, orientation: int = 1) -> bytes:
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    encoded = io.BytesIO()
+    image.save(encoded, "PNG", exif=exif)
+    return encoded.getvalue()
+
+
+def test_a_page_is_turned_upright_by_its_exif_orientation_and_left_as_it_is_without_one() -> None:
+    pixels = np.zeros((20, 30, 3), np.uint8)
+    pixels[0, 0] = (255, 0, 0)  # the stored top-left corner
+    stored = Image.fromarray(pixels)
+    assert np.array_equal(decode_rgb(_png(stored)), pixels)
+    turned = decode_rgb(_png(stored, 6))  # stored turned 90 degrees anticlockwise: turn it clockwise
+    assert turned.shape == (30, 20, 3) and tuple(turned[0, -1]) == (255, 0, 0)
+
+
+def test_a_grey_page_decodes_to_three_equal_channels() -> None:
+    grey = Image.fromarray(np.arange(600, dtype=np.uint8).reshape(20, 30) % 251)
+    rgb = decode_rgb(_png(grey))
+    assert rgb.shape == (20, 30, 3) and all(np.array_equal(rgb[..., c], np.asarray(grey)) for c in range(3))

@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 from imgproc.imaging import decode_rgb
+from imgproc.seal import geometry
 from imgproc.seal.cut import ink_gray_hsv
 from imgproc.seal.find import DEFAULT_FIND, find_seals
 from imgproc.seal.fit import DEFAULT_FIT
@@ -375,3 +376,19 @@ def _dots(gray: np.ndarray) -> list[tuple[int, int]]:
     """Centres (x, y) of the dark blobs of a gray image, top to bottom."""
     count, _, _, centres = cv2.connectedComponentsWithStats((gray < 128).astype(np.uint8))
     return sorted((round(x), round(y)) for x, y in centres[1:count])
+
+
+def test_a_band_unwrapped_from_two_images_is_sampled_at_the_same_points_worked_out_once() -> None:
+    image = page()
+    cv2.circle(image, (200, 200), 100, RED, 4)
+    region = SealRegion(Shape.ROUND, (200.0, 200.0), (110.0, 110.0), 0.0, (90, 90, 310, 310), False, 1.0)
+    green = np.ascontiguousarray(image[..., 1])
+    band = Band(0.0, 20.0)
+    geometry._band_maps.cache_clear()
+    colour = unwrap_band(image, region, band, height=40, start=0.1, span=0.5)
+    one = unwrap_band(green, region, band, height=40, start=0.1, span=0.5)
+    assert geometry._band_maps.cache_info().hits == 1
+    # The same points: the colour strip's green is the green image's strip (rounding aside).
+    assert np.abs(colour[..., 1].astype(int) - one.astype(int)).max() <= 1
+    geometry._band_maps.cache_clear()  # worked out afresh: the same strip
+    assert np.array_equal(unwrap_band(green, region, band, height=40, start=0.1, span=0.5), one)

@@ -14,6 +14,8 @@ upright and left to right.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import cv2
 import numpy as np
 
@@ -27,6 +29,10 @@ TWO_PI = 2.0 * np.pi
 # most a few thousand pixels round, so interpolation between them is well under a pixel.
 ARC_TABLE_SAMPLES = 2048
 MIN_BAND_PX = 2.0  # a band is unwrapped to aspect as if at least this thick (a degenerate one)
+# The sampling maps of this many bands are kept (`_band_maps`): a seal's arc is unwrapped from
+# its ink image and its colour crop, and turned, on the same points; its polar frame from the
+# detector's map and the ink mask.
+BAND_MAPS_KEPT = 8
 
 
 def turn_matrix(size: tuple[int, int], degrees: float) -> tuple[Floats, tuple[int, int]]:
@@ -183,20 +189,26 @@ def unwrap_band(
     width = width or strip_width(outline, band, height, span)
     native_h = max(int(np.ceil(band.height)), height)
     native_w = max(round(width * native_h / height), 1)
+    map_x, map_y = _band_maps(outline, band, native_h, native_w, start, span)
+    fill = (outside,) * (image.shape[2] if image.ndim == 3 else 1)
+    strip = cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=fill)
+    return cv2.resize(strip, (width, height), interpolation=cv2.INTER_AREA)
+
+
+@lru_cache(maxsize=BAND_MAPS_KEPT)
+def _band_maps(
+    outline: Outline, band: Band, native_h: int, native_w: int, start: float, span: float
+) -> tuple[Floats, Floats]:
+    """The image x and y (float32, read-only) `unwrap_band` samples the band at, `native_h` x
+    `native_w`: the same for every image of one seal, so worked out once (`BAND_MAPS_KEPT`)."""
     fractions = start + span * (np.arange(native_w) + 0.5) / native_w
     t = parameter_at(outline, band.middle, fractions)
     insets = band.outer + band.height * (np.arange(native_h) + 0.5) / native_h
     points = outline_offset_points(outline, t[None, :], insets[:, None] + 0 * t)
-    fill = (outside,) * (image.shape[2] if image.ndim == 3 else 1)
-    strip = cv2.remap(
-        image,
-        points[..., 0].astype(np.float32),
-        points[..., 1].astype(np.float32),
-        cv2.INTER_LINEAR,
-        borderMode=cv2.BORDER_CONSTANT,
-        borderValue=fill,
-    )
-    return cv2.resize(strip, (width, height), interpolation=cv2.INTER_AREA)
+    maps = points[..., 0].astype(np.float32), points[..., 1].astype(np.float32)
+    for part in maps:
+        part.flags.writeable = False
+    return maps
 
 
 def render(fit: Outline, size: tuple[int, ...], origin: tuple[int, int] = (0, 0)) -> Mask:
