@@ -41,8 +41,10 @@ class GreyParams:
     min_fill: float = 0.02  # ...the interior holds writing...
     max_fill: float = 0.45  # ...but is not a blot of print
     # ...and stands on paper (`FitParams.max_outside_ink`): an ellipse fitted in a table of
-    # figures is inked all round, and so is the band just outside it (the corpus tuning part:
-    # such a false seal 0.32-0.34 of that band on toner, the grey seals found there at most 0.13).
+    # figures is inked all round, and so is the band just outside it. The corpus tuning part's
+    # pages searched in toner: such a false seal 0.33 of that band on toner, the 27 grey
+    # regions that are seals at most 0.18; held-out part (finder alone, with `grey_beside_seals`
+    # and the wide pass's rectangles kept off): a false seal on a transcript gone, no seal lost.
     max_outside: float = 0.25
     # A seal merged with the table and print it was stamped on (one blob of toner) is tried with
     # a RANSAC ellipse through the blob's hull, as red ones are. Tuning part made grey: recall
