@@ -40,12 +40,6 @@ class GreyParams:
     min_coverage: float = 0.9
     min_fill: float = 0.02  # ...the interior holds writing...
     max_fill: float = 0.45  # ...but is not a blot of print
-    # ...and stands on paper (`FitParams.max_outside_ink`): an ellipse fitted in a table of
-    # figures is inked all round, and so is the band just outside it. The corpus tuning part's
-    # pages searched in toner: such a false seal 0.33 of that band on toner, the 27 grey
-    # regions that are seals at most 0.18; held-out part (finder alone, with `grey_beside_seals`
-    # and the wide pass's rectangles kept off): a false seal on a transcript gone, no seal lost.
-    max_outside: float = 0.25
     # A seal merged with the table and print it was stamped on (one blob of toner) is tried with
     # a RANSAC ellipse through the blob's hull, as red ones are. Tuning part made grey: recall
     # 0.600 -> 0.657 (rims 12 -> 13/25), generated seed 7000 one supervision seal more, no

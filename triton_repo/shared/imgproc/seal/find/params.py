@@ -50,10 +50,6 @@ class FindParams:
     # On a page without colour (a photocopy) seals are sought in its toner (see `grey`).
     grey_fallback: bool = True
     grey: GreyParams = DEFAULT_GREY
-    # ...judged without the red seals found on it: a page whose only colour is its red seals
-    # (a scan of a bank slip with one red seal and black ones beside it) is searched in its
-    # toner too.
-    grey_beside_seals: bool = True
     # A red shape with a neighbouring character at its height is a letter of a red title, not a
     # seal (see `textline`); red ink only (on a grey page, print beside a seal is no title).
     text_lines: bool = True

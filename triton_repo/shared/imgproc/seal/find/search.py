@@ -208,7 +208,7 @@ def _find_in_mask(mask: Mask, params: FindParams, fit: FitParams, sheet: Mask | 
     return sorted(found, key=_area, reverse=True)
 
 
-def grey_checks(params: FindParams, fit: FitParams) -> tuple[FindParams, FitParams]:
+def _grey_params(params: FindParams, fit: FitParams) -> tuple[FindParams, FitParams]:
     """The stricter checks for seals sought in the toner of a grey page (see `grey`): ellipses
     only, inked almost all round, with writing inside; print beside a grey seal is no red title."""
     grey = params.grey
@@ -218,7 +218,6 @@ def grey_checks(params: FindParams, fit: FitParams) -> tuple[FindParams, FitPara
         min_rect_coverage=np.inf,
         min_ink_fill=grey.min_fill,
         max_ink_fill=grey.max_fill,
-        max_outside_ink=grey.max_outside,
         robust=grey.robust,
         snap=grey.snap,
     )
@@ -231,19 +230,6 @@ def _red(region: SealRegion, hsv: Pixels, mask: Mask, params: FindParams) -> boo
     x0, y0, x1, y1 = region.box
     hue = median_hue(hsv[y0:y1, x0:x1], mask[y0:y1, x0:x1])
     return hue is None or hue <= params.max_median_hue
-
-
-def _seals_blanked(hsv: Pixels, found: list[SealRegion], params: FindParams) -> Pixels:
-    """The HSV page with the boxes of the red seals found made colourless, where
-    `params.grey_beside_seals`: whether the page is grey is then a question about its print
-    alone (a bank slip scanned in colour for its one red seal, its other seals black)."""
-    if not (params.grey_beside_seals and found):
-        return hsv
-    blank = hsv.copy()
-    for region in found:
-        x0, y0, x1, y1 = region.box
-        blank[y0:y1, x0:x1, 1] = 0
-    return blank
 
 
 def find_on_page(
@@ -263,10 +249,10 @@ def find_on_page(
     sheet = None if paper is None else _working_mask(paper, params)[0]
     mask = finding_mask(hsv, ink, params.fringe)
     found = [r for r in _find_in_mask(mask, params, fit, sheet) if _red(r, hsv, mask, params)]
-    if params.grey_fallback and is_grey(_seals_blanked(hsv, found, params), ink):
-        # A red seal on a black-and-white page colours it, the page's print does not: keep what
-        # the red mask found, and add the grey seals.
-        grey, checks = grey_checks(params, fit)
+    if params.grey_fallback and is_grey(hsv, ink):
+        # A small seal on a black-and-white page is red but barely colours it: keep what the red
+        # mask found, and add the grey seals.
+        grey, checks = _grey_params(params, fit)
         for value in (params.grey.max_value, *params.grey.other_values):
             _add_new(found, _find_in_mask(toner_mask(hsv, value), grey, checks, sheet), fit.overlap)
     return balanced, sorted(found, key=_area, reverse=True)

@@ -74,15 +74,6 @@ def thin_ring(region: SealRegion, ink: Mask, params: FitParams, paper: Mask | No
     return float(inset_coverages(region, ink, insets, params, paper).min()) < params.solid_stroke
 
 
-def stands_alone(region: SealRegion, ink: Mask, params: FitParams, paper: Mask | None = None) -> bool:
-    """Whether the outline stands on paper: moved a little outwards, it leaves the ink at one
-    of `params.outside_checks` at least (see `FitParams.max_outside_ink`)."""
-    if params.max_outside_ink >= 1.0:
-        return True
-    insets = -np.asarray(params.outside_checks) * region.axes[1]
-    return float(inset_coverages(region, ink, insets, params, paper).min()) <= params.max_outside_ink
-
-
 def interior_fill(fit: Outline, ink: Mask, params: FitParams) -> float:
     """Share of the interior (the fit shrunk by `interior_scale`) that is ink."""
     inner = fit.scaled(params.interior_scale)
@@ -151,8 +142,6 @@ def accept(
         return None
     inked, seen = coverage(region, thick, params, paper)
     if inked < needed or seen < params.min_visible_fraction or not thin_ring(region, ink, params, paper):
-        return None
-    if not stands_alone(region, ink, params, paper):
         return None
     if _form_frame(fit, fill, seen, ink.shape, params):
         return None

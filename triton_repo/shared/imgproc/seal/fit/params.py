@@ -85,13 +85,6 @@ class FitParams:
     min_ellipse_coverage: float = 0.9
     min_rect_coverage: float = 0.9
     border_band_fraction: float = 0.12  # of the short semi-axis, searched inwards for the ring
-    # A ring stands on paper: the outline moved outwards by each of these (of the short
-    # semi-axis) lies on ink for at most `max_outside_ink` of its length, at one of them at
-    # least. Off (1.0) for red ink, which print does not enter; on for grey pages, where an
-    # ellipse fitted in a table of figures is inked all round and so is all around it
-    # (`GreyParams.max_outside`).
-    outside_checks: tuple[float, ...] = (0.12, 0.16, 0.2)
-    max_outside_ink: float = 1.0
     # Insets (of the short semi-axis) where a seal's ring has ended... The deepest is where a
     # small, blurred seal's ring and tightly set rim text, run together, have ended too (an
     # invoice supervision seal in a phone photo: solid to about 0.25).
