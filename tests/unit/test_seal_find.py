@@ -18,7 +18,7 @@ from imgproc.seal.find.paper import paper_mask
 from imgproc.seal.find.rules import rule_pixels
 from imgproc.seal.find.textline import in_text_line
 from imgproc.seal.fit import DEFAULT_FIT
-from imgproc.seal.fit.ellipse import RansacParams, ransac_ellipse, snapped
+from imgproc.seal.fit.ellipse import RansacParams, finite, plain_fits, ransac_ellipse, snapped
 from imgproc.seal.geometry import rect_outline_points
 from imgproc.seal.ink import is_grey, to_hsv
 from imgproc.seal.records import Outline, SealRegion, Shape
@@ -285,6 +285,20 @@ def test_a_small_red_seal_on_a_black_and_white_page_is_still_found_in_red() -> N
     stamp(image, (2400, 1700), (110, 110), ring=4)  # too little red to tell the page from a copy
     assert is_grey(to_hsv(image))
     assert centres(image) == [pytest.approx((2400, 1700), abs=4)]
+
+
+def test_a_box_of_print_on_a_grey_page_is_no_rectangular_seal_in_the_wide_pass() -> None:
+    image = page(1200, 900)
+    cv2.rectangle(image, (100, 100), (330, 420), BLACK, 3)  # a table's cell, its lines of print
+    for y in range(150, 420, 40):
+        cv2.putText(image, "Ab 12", (120, y), cv2.FONT_HERSHEY_SIMPLEX, 1.0, BLACK, 2)
+    assert find_seals(image) == []
+
+
+def test_a_specks_contour_gives_no_fit_that_is_not_a_number() -> None:
+    speck = np.array([[1222, 198], [1222, 197], [1221, 197], [1220, 197], [1220, 198]], np.float32)
+    fits = plain_fits(speck, np.ones((4, 5), bool), (1218, 195), (1300, 1400))
+    assert fits and all(finite(fit) for fit, _ in fits)
 
 
 def test_tinted_edges_of_black_print_are_fringes_and_saturated_ink_is_not() -> None:

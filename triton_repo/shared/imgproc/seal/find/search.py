@@ -122,10 +122,20 @@ def _add_new(found: list[SealRegion], more: list[SealRegion], overlap: OverlapPa
             found.append(region)
 
 
+def _relaxed(floor: float, wide: float) -> float:
+    """A shape's coverage floor in the wide pass: `wide`, unless the shape is switched off (a
+    floor above 1, which no outline reaches: rectangles on a grey page, where tables are)."""
+    return floor if floor > 1.0 else wide
+
+
 def _search(ink: WorkingInk, params: FindParams, fit: FitParams) -> list[SealRegion]:
     """The seals of the three closings of the working ink, at the working scale, and where
     `params.lineless` (grey pages), of the ink without its long lines."""
-    wide = replace(fit, min_ellipse_coverage=params.wide_coverage, min_rect_coverage=params.wide_coverage)
+    wide = replace(
+        fit,
+        min_ellipse_coverage=_relaxed(fit.min_ellipse_coverage, params.wide_coverage),
+        min_rect_coverage=_relaxed(fit.min_rect_coverage, params.wide_coverage),
+    )
     passes = (
         (fit, 1.0, 0.0),
         (

@@ -88,13 +88,19 @@ def _blob_iou(fit: Outline, blob: Mask, origin: tuple[int, int], page: tuple[int
     return iou(window, render(fit, window.shape, (x0, y0)))
 
 
+def finite(fit: Outline) -> bool:
+    """Whether a fit's centre and axes are numbers: OpenCV's least-squares ellipse of a few
+    points on two rows (a speck's contour) has an infinite centre and a NaN axis."""
+    return bool(np.all(np.isfinite((*fit.center, *fit.axes))))
+
+
 def plain_fits(
     points: Floats, blob: Mask, origin: tuple[int, int], page: tuple[int, ...]
 ) -> list[tuple[Outline, float]]:
     """The plain ellipse and rectangle fits of (x, y) page points with their IoU with the blob
     (a boolean canvas whose top-left pixel is `origin`), the better first."""
     plain = [as_fit(Shape.OVAL, cv2.fitEllipse(points)), as_fit(Shape.RECT, cv2.minAreaRect(points))]
-    scored = [(fit, _blob_iou(fit, blob, origin, page)) for fit in plain]
+    scored = [(fit, _blob_iou(fit, blob, origin, page)) for fit in plain if finite(fit)]
     return sorted(scored, key=lambda item: item[1], reverse=True)
 
 
@@ -222,7 +228,10 @@ def ransac_ellipse(points: Floats, ink: Mask, params: RansacParams) -> Outline |
 def refit(fit: Outline, points: Floats, params: RansacParams) -> Outline:
     """The least-squares ellipse of the points that agree with `fit` (itself when too few do)."""
     near = _inliers(fit, points, params)
-    return as_fit(Shape.OVAL, cv2.fitEllipse(points[near])) if near.sum() >= MIN_CONTOUR_POINTS else fit
+    if near.sum() < MIN_CONTOUR_POINTS:
+        return fit
+    again = as_fit(Shape.OVAL, cv2.fitEllipse(points[near]))
+    return again if finite(again) else fit
 
 
 def fit_ellipse(points: Floats, ink: Mask, params: RansacParams) -> Outline:
