@@ -37,6 +37,10 @@ class TrustParams:
     # name_slope)): a name at the threshold scores 0.5, one a character cheaper 0.73.
     name_slope: float = 1.0
     found_score: float = 0.5  # found at this score or more: at the threshold
+    # A name's path pays for leaving out a character the frames read at this probability or
+    # more (`ctc.excess`): without it a name missing one character of the seal's (大海洋大学 on
+    # 大连海洋大学) paid only the blank's few percent at that character's frames and was found.
+    name_sure: float = 0.5
     # A name whose support cannot come within this much of the threshold (by `evidence.bound`,
     # read off its characters' cheapest frames) is scored by that bound, under 5e-5, without
     # its Viterbi: the score of a 20-name request's three-seal page took 215 ms, most of it on

@@ -36,7 +36,7 @@ def name_score(
     given seal."""
     score = 0.0
     if seal.sources and name:
-        table = table or char_table(seal.sources, [name], words.forms)
+        table = table or char_table(seal.sources, [name], words.forms, params.name_sure)
         most = bound(table, name)
         hopeless = (most - params.name_support) * params.name_slope <= -params.name_skip
         spotted = most if hopeless and not exact else float(table_support(table, name).max())
@@ -56,7 +56,7 @@ def verdicts(
     None), exactly: of the names a seal scores by their bound, those that could still beat
     its best are scored in full."""
     normalized = [words.normalized(name) for name in names]
-    tables = [char_table(seal.sources, normalized, words.forms) for seal in seals]
+    tables = [char_table(seal.sources, normalized, words.forms, params.name_sure) for seal in seals]
     scores = [
         [
             name_score(name, seal, words, params, table, exact=False)
@@ -108,6 +108,6 @@ def name_scores(
     normalized = [words.normalized(name) for name in names]
     scores = []
     for seal in seals:
-        table = char_table(seal.sources, normalized, words.forms)
+        table = char_table(seal.sources, normalized, words.forms, params.name_sure)
         scores.append([name_score(name, seal, words, params, table, exact=False) for name in normalized])
     return scores
