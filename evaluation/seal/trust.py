@@ -61,7 +61,7 @@ CHANGED_FOUND = 0.01  # of the changed names at most this share may reach the th
 RIM_HEADER = "| rim score | rims | exact | share exact |"
 SEED = 0  # of the changed names' draws
 # `TrustParams.name_sure` values whose name thresholds and rates the fit prints beside the served one's.
-SURE_TRIED: tuple[float | None, ...] = (None, 0.3, 0.5, 0.7, 0.9)
+SURE_TRIED: tuple[float | None, ...] = (None, 0.1, 0.3, 0.5, 0.9)
 
 
 def _say(line: str) -> None:

@@ -5,9 +5,11 @@ its best path from any start on the ring, by any recogniser, on any strip, again
 reading there) is mapped to (0, 1), 0.5 at `TrustParams.name_support`; a faded or
 overprinted character that was misread still supports the right name, while a character no
 recogniser saw there costs about 11.5 (the floor of an unseen class), which no true name
-pays. A seal whose rim (or, for a rectangular seal, any line) reads the name as it is, after
-normalizing both (`Words.normalized`), scores at least its rim's calibrated score: a standard
-text restored under print has no frames to rest on, but its reading does.
+pays, and so does a character the frames read (`TrustParams.name_sure`) that the name leaves
+out: its path reads the blank over it at that floor. A seal whose rim (or, for a rectangular
+seal, any line) reads the name as it is, after normalizing both (`Words.normalized`), scores
+at least its rim's calibrated score: a standard text restored under print has no frames to
+rest on, but its reading does.
 """
 
 from __future__ import annotations
