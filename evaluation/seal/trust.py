@@ -9,9 +9,11 @@ Every round or oval seal found with a known rim, on the real tuning part and its
 perturbations, gives its rim's evidence (`trust.evidence`: support, agreement, confidence)
 and whether it reads exactly; a logistic model of exactness on the evidence is fitted there
 (Newton's method) and printed as `TrustParams` fields. Names: each seal's true rim, the same
-with one character changed to a common character (`CHANGED` of them), and other seals' names
-(`OTHERS`), scored on the seal's frames (`trust.evidence.support`); the name threshold is the
-support that at most `CHANGED_FOUND` of the changed names reach there. With `--heldout`, the
+with one character changed to a common character (`CHANGED` of them), the same with one
+character inside it left out and with one common character inserted (`CHANGED` of each), and
+other seals' names (`OTHERS`), scored on the seal's frames (`trust.evidence.support`); the name
+threshold is the support that at most `CHANGED_FOUND` of the changed names reach there, for the
+served `TrustParams.name_sure` (the fit prints the others of `SURE_TRIED` beside it). With `--heldout`, the
 scores the served configuration gives (fitted values pasted in) are reported on the held-out
 part, never tuned on: the reliability table (score band, rims, share exact) and the share of
 true, changed and other names found, as totals only. Seals whose rim is the invoice
@@ -58,6 +60,8 @@ RIDGE = 1.0
 CHANGED_FOUND = 0.01  # of the changed names at most this share may reach the threshold (tuning part)
 RIM_HEADER = "| rim score | rims | exact | share exact |"
 SEED = 0  # of the changed names' draws
+# `TrustParams.name_sure` values whose name thresholds and rates the fit prints beside the served one's.
+SURE_TRIED: tuple[float | None, ...] = (None, 0.1, 0.3, 0.5, 0.9)
 
 
 def _say(line: str) -> None:
@@ -128,6 +132,18 @@ def _changed(name: str, common: Sequence[str], rng: random.Random) -> str:
     return name[:i] + char + name[i + 1 :]
 
 
+def _dropped(name: str, rng: random.Random) -> str:
+    """`name` with one character inside it left out (not its first or last: on a ring a name
+    read from any start that lacks its end is a part of the rim, which no path can tell)."""
+    i = rng.randrange(1, len(name) - 1)
+    return name[:i] + name[i + 1 :]
+
+
+def _inserted(name: str, common: Sequence[str], rng: random.Random) -> str:
+    i = rng.randrange(1, len(name))
+    return name[:i] + rng.choice(common) + name[i:]
+
+
 def common_characters(count: int = 3000) -> list[str]:
     """The `count` commonest Chinese characters of the word list (what a name is changed to)."""
     path = Path("triton_repo/models/seal/1/lexicon.txt")
@@ -141,27 +157,58 @@ def common_characters(count: int = 3000) -> list[str]:
 
 @dataclass(frozen=True)
 class NameScores:
-    """Supports of true, changed and other names over the cases that carry a name."""
+    """Supports of true, changed, dropped (one character inside left out), inserted and other
+    names over the cases that carry a name."""
 
     true: Floats
     changed: Floats
+    dropped: Floats
+    inserted: Floats
     others: Floats
 
+    def line(self, threshold: float) -> str:
+        """The share of each kind at `threshold` or more."""
+        kinds = ("true", "changed", "dropped", "inserted", "other")
+        values = (self.true, self.changed, self.dropped, self.inserted, self.others)
+        return ", ".join(f"{k} {np.mean(v >= threshold):.3f}" for k, v in zip(kinds, values, strict=True))
 
-def name_supports(cases: Sequence[Case], words: Words, common: Sequence[str]) -> NameScores:
-    """Each named case's support for its true name, changed names and other seals' names."""
+
+def name_supports(
+    cases: Sequence[Case], words: Words, common: Sequence[str], sure: float | None
+) -> NameScores:
+    """Each named case's support for its true name, changed, dropped and inserted names and
+    other seals' names (`sure`: `TrustParams.name_sure`)."""
     rng = random.Random(SEED)
     named = [c for c in cases if c.truth not in STANDARD_RIMS]
     names = sorted({words.normalized(c.truth) for c in named})
-    true, changed, others = [], [], []
+    true, changed, dropped, inserted, others = [], [], [], [], []
     for case in named:
         name = words.normalized(case.truth)
-        sources = case.seal.sources
-        true.append(support(name, sources, words.forms).max())
-        changed += [support(_changed(name, common, rng), sources, words.forms).max() for _ in range(CHANGED)]
+
+        def best(text: str, case: Case = case) -> float:
+            return float(support(text, case.seal.sources, words.forms, sure).max())
+
+        true.append(best(name))
+        changed += [best(_changed(name, common, rng)) for _ in range(CHANGED)]
+        if len(name) >= 3:
+            dropped += [best(_dropped(name, rng)) for _ in range(CHANGED)]
+        inserted += [best(_inserted(name, common, rng)) for _ in range(CHANGED)]
         pool = [n for n in names if n != name]
-        others += [support(n, sources, words.forms).max() for n in rng.sample(pool, min(OTHERS, len(pool)))]
-    return NameScores(np.array(true), np.array(changed), np.array(others))
+        others += [best(n) for n in rng.sample(pool, min(OTHERS, len(pool)))]
+    return NameScores(*(np.array(v) for v in (true, changed, dropped, inserted, others)))
+
+
+def name_threshold(cases: Sequence[Case], words: Words, served: float | None) -> tuple[NameScores, float]:
+    """The supports of the names of `cases` at the served `name_sure`, and the support at most
+    `CHANGED_FOUND` of the changed names reach; the same printed for each of `SURE_TRIED`."""
+    common = common_characters()
+    fitted = {}
+    for sure in dict.fromkeys((*SURE_TRIED, served)):
+        names = name_supports(cases, words, common, sure)
+        level = float(np.quantile(names.changed, 1.0 - CHANGED_FOUND))
+        fitted[sure] = names, level
+        _say(f"  name_sure={sure}: name_support={level:.2f}, found there: {names.line(level)}")
+    return fitted[served]
 
 
 def reliability(cases: Sequence[Case], params: TrustParams) -> list[str]:
@@ -177,12 +224,14 @@ def _share(hits: Sequence[bool]) -> str:
 
 def name_rates(cases: Sequence[Case], words: Words, common: Sequence[str], config: SealConfig) -> list[str]:
     """The share of true, changed and other names found by the served scores."""
-    rng = random.Random(SEED + 1)
+    rng, edits = random.Random(SEED + 1), random.Random(SEED + 2)
     named = [c for c in cases if c.truth not in STANDARD_RIMS]
     names = sorted({words.normalized(c.truth) for c in named})
     found: dict[str, list[bool]] = {
         "true name": [],
         "one character changed": [],
+        "one character inside left out": [],
+        "one character inserted": [],
         "another organisation's name": [],
     }
     threshold = config.trust.found_score
@@ -192,6 +241,13 @@ def name_rates(cases: Sequence[Case], words: Words, common: Sequence[str], confi
         for _ in range(CHANGED):
             score = name_score(_changed(name, common, rng), case.seal, words, config.trust)
             found["one character changed"].append(score >= threshold)
+        # Drawn from their own generator, so the changed and other names stay those drawn before.
+        for _ in range(CHANGED if len(name) >= 3 else 0):
+            score = name_score(_dropped(name, edits), case.seal, words, config.trust)
+            found["one character inside left out"].append(score >= threshold)
+        for _ in range(CHANGED):
+            score = name_score(_inserted(name, common, edits), case.seal, words, config.trust)
+            found["one character inserted"].append(score >= threshold)
         pool = [n for n in names if n != name]
         for other in rng.sample(pool, min(OTHERS, len(pool))):
             found["another organisation's name"].append(
@@ -224,8 +280,7 @@ def fit(reader: InProcessSeal, cache: Path | None = None) -> tuple[SealConfig, C
     cases = tuning.rims
     exact = np.array([c.exact for c in cases], np.float64)
     w = fit_logistic(features(cases), exact, RIDGE)
-    names = name_supports(cases, reader.words, common_characters())
-    threshold = float(np.quantile(names.changed, 1.0 - CHANGED_FOUND))
+    names, threshold = name_threshold(cases, reader.words, reader.config.trust.name_sure)
     _say(f"tuning part and perturbations: {len(cases)} rims, {int(exact.sum())} exact")
     weights = zip(("intercept", "agreement_weight", "length_weight"), w, strict=True)
     _say("  " + " ".join(f"{name}={value:.3f}" for name, value in weights))
@@ -238,8 +293,7 @@ def fit(reader: InProcessSeal, cache: Path | None = None) -> tuple[SealConfig, C
     )
     _say(
         f"  names: true {len(names.true)}, changed {len(names.changed)}, other {len(names.others)};"
-        f" name_support={threshold:.2f} (changed found there: {np.mean(names.changed >= threshold):.3f},"
-        f" true {np.mean(names.true >= threshold):.3f}, other {np.mean(names.others >= threshold):.3f})"
+        f" name_support={threshold:.2f} (found there: {names.line(threshold)})"
     )
     params = reader.config.trust
     regions = fit_regions(tuning.regions, tuning.empty_pages, _say)
@@ -289,6 +343,10 @@ def main() -> None:
         "parts, never tuned on. Rims: round and oval seals found with a known rim. Seal scores: every",
         "region found, on pages with seals and on the same pages with their seals painted out. Lines:",
         "inner lines answered on found seals whose lines are known, and rectangles' main texts.",
+        "Expected names: each seal's true name, and four each of it with one character changed, with",
+        "one character inside it left out, with one inserted, and other seals' names. A name that",
+        "lacks the rim's first or last character is a part of the ring's text read from another",
+        "start: it is found, and is not counted here.",
     ]
     for title, (heldout, lines_read) in heldout_parts(reader).items():
         lines += [

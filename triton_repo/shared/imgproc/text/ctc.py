@@ -130,13 +130,22 @@ def text_logprob(frames: Frames, text: str) -> float:
     return float(np.logaddexp(alpha[-1], alpha[-2]))
 
 
-def excess(frames: Frames, text: str | Sequence[str], forms: Forms = _itself) -> tuple[Floats, Floats]:
+def excess(
+    frames: Frames, text: str | Sequence[str], forms: Forms = _itself, sure: float | None = None
+) -> tuple[Floats, Floats]:
     """Log probabilities of each character of `text` (float[T, L]) and of the blank (float[T])
-    at each frame, less the log probability of the frame's likeliest class: each at most 0."""
+    at each frame, less the log probability of the frame's likeliest class: each at most 0.
+    With `sure`, a frame whose likeliest class is a character at `sure` or more takes the blank
+    at `FLOOR`, like a character it did not keep: a path that reads the blank there has left
+    out a character the recogniser was sure of (a name missing a character of the frames' text
+    would otherwise pay only the blank's few percent at that character's one or two frames)."""
     top = frames.probs.max(axis=1) if frames.probs.size else np.zeros(frames.length)
     best = np.log(np.maximum(np.maximum(frames.blank, top).astype(np.float64), FLOOR))
     chars = np.log(char_probs(frames, text, forms)) - best[:, None]
     blank = np.log(np.maximum(frames.blank.astype(np.float64), FLOOR)) - best
+    if sure is not None:
+        read = (top >= sure) & (top > frames.blank)
+        blank[read] = np.minimum(blank[read], np.log(FLOOR) - best[read])
     return chars, blank
 
 

@@ -38,10 +38,13 @@ class CharTable:
         return [self.columns[char] for char in text]
 
 
-def char_table(sources: Sequence[RimSource], texts: Sequence[str], forms: Forms) -> CharTable:
-    """The table of every character of `texts` in every source."""
+def char_table(
+    sources: Sequence[RimSource], texts: Sequence[str], forms: Forms, sure: float | None = None
+) -> CharTable:
+    """The table of every character of `texts` in every source. With `sure`, a path that reads
+    the blank over a character read at `sure` or more pays for leaving it out (`excess`)."""
     columns = {char: i for i, char in enumerate(dict.fromkeys(char for text in texts for char in text))}
-    rows = [excess(source.frames, list(columns), forms) for source in sources]
+    rows = [excess(source.frames, list(columns), forms, sure) for source in sources]
     cheapest = np.array(
         [c.max(axis=0) if len(c) else np.full(len(columns), NEG_INF) for c, _ in rows]
     ).reshape(len(sources), len(columns))
@@ -72,9 +75,10 @@ def table_support(table: CharTable, text: str) -> Floats:
     return found
 
 
-def support(text: str, sources: Sequence[RimSource], forms: Forms) -> Floats:
-    """The text's best spot, over its rotations, in each source: float[len(sources)]."""
-    return table_support(char_table(sources, [text], forms), text)
+def support(text: str, sources: Sequence[RimSource], forms: Forms, sure: float | None = None) -> Floats:
+    """The text's best spot, over its rotations, in each source: float[len(sources)] (`sure`:
+    as `char_table`'s)."""
+    return table_support(char_table(sources, [text], forms, sure), text)
 
 
 def rim_evidence(

@@ -5,9 +5,11 @@ its best path from any start on the ring, by any recogniser, on any strip, again
 reading there) is mapped to (0, 1), 0.5 at `TrustParams.name_support`; a faded or
 overprinted character that was misread still supports the right name, while a character no
 recogniser saw there costs about 11.5 (the floor of an unseen class), which no true name
-pays. A seal whose rim (or, for a rectangular seal, any line) reads the name as it is, after
-normalizing both (`Words.normalized`), scores at least its rim's calibrated score: a standard
-text restored under print has no frames to rest on, but its reading does.
+pays, and so does a character the frames read (`TrustParams.name_sure`) that the name leaves
+out: its path reads the blank over it at that floor. A seal whose rim (or, for a rectangular
+seal, any line) reads the name as it is, after normalizing both (`Words.normalized`), scores
+at least its rim's calibrated score: a standard text restored under print has no frames to
+rest on, but its reading does.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ def name_score(
     given seal."""
     score = 0.0
     if seal.sources and name:
-        table = table or char_table(seal.sources, [name], words.forms)
+        table = table or char_table(seal.sources, [name], words.forms, params.name_sure)
         most = bound(table, name)
         hopeless = (most - params.name_support) * params.name_slope <= -params.name_skip
         spotted = most if hopeless and not exact else float(table_support(table, name).max())
@@ -56,7 +58,7 @@ def verdicts(
     None), exactly: of the names a seal scores by their bound, those that could still beat
     its best are scored in full."""
     normalized = [words.normalized(name) for name in names]
-    tables = [char_table(seal.sources, normalized, words.forms) for seal in seals]
+    tables = [char_table(seal.sources, normalized, words.forms, params.name_sure) for seal in seals]
     scores = [
         [
             name_score(name, seal, words, params, table, exact=False)
@@ -108,6 +110,6 @@ def name_scores(
     normalized = [words.normalized(name) for name in names]
     scores = []
     for seal in seals:
-        table = char_table(seal.sources, normalized, words.forms)
+        table = char_table(seal.sources, normalized, words.forms, params.name_sure)
         scores.append([name_score(name, seal, words, params, table, exact=False) for name in normalized])
     return scores
