@@ -89,10 +89,14 @@ class TrustParams:
     # from this score: a red mark nobody can read is more often not a seal.
     textless_seal_score: float = 0.5
     # Any region is answered as a seal only from this score: a red sign or print read as a
-    # letter or a date. Chosen on the tuning parts as the highest of 0, 0.1 ... 0.5 that leaves
-    # out at most 1% of the real regions, scored with their group left out (0.3: 2 of 210 real
-    # regions and all but 8 of 243 pages without a seal answered with none; 0: 1 and 21).
-    min_seal_score: float = 0.3
+    # letter or a date. The fit's choice on the tuning parts (the highest of 0, 0.1 ... 0.5 that
+    # leaves out at most 1% of the real regions scored with their group left out) is 0.3: 2 of
+    # 210 real regions and all but 8 of 243 pages without a seal answered with none (0: 1 and
+    # 21). Not served: at 0.3 a real seal with text was left out of seals-dev's held-out part
+    # (recall 0.964 -> 0.929, under tests/integration/test_seal.py's 0.95) and two of the
+    # corpus's, so by corpus.md's rule it does not stay; a region is left out only where
+    # nothing was read in it.
+    min_seal_score: float = 0.0
 
 
 DEFAULT_TRUST = TrustParams()
