@@ -88,8 +88,8 @@ class Seal(BaseModel):
         ge=0,
         le=1,
         description="the probability that this is a real seal at all; on real pages never tuned on, 126"
-        " of 130 regions scored 0.9 or more were seals (0.97, 95% 0.92-0.99); regions under 0.3 are"
-        " not answered: docs/seal/trust.md",
+        " of 130 regions scored 0.9 or more were seals (0.97, 95% 0.92-0.99); a region where nothing"
+        " was read and under 0.5 is not answered: docs/seal/trust.md",
     )
     inner_texts: list[SealLine] = Field(description="horizontal lines inside, e.g. 合同专用章")
     codes: list[str] = Field(description="number lines: a tax ID, the bottom-arc seal code")
