@@ -69,16 +69,15 @@ def _stamped_over(region: SealRegion, regions: list[SealRegion], config: SealCon
 
 async def seal_strips(crop: SealCrop, models: SealModels, config: SealConfig = DEFAULT_CONFIG) -> SealStrips:
     """What to read of one seal: its text located (by the detector, else by its ink) and unwrapped."""
-    return unwrap_seal(crop, await locate_seal(crop, models.seal_text, config.locate), config.unwrap)
+    located = await locate_seal(crop, models.seal_text, config.locate)
+    return replace(unwrap_seal(crop, located, config.unwrap), detected=isinstance(located, SealText))
 
 
 async def read_crop(
     crop: SealCrop, models: SealModels, config: SealConfig = DEFAULT_CONFIG, words: Words = NO_WORDS
 ) -> SealEvidence:
     """Everything one seal says, and what names are checked on."""
-    located = await locate_seal(crop, models.seal_text, config.locate)
-    strips = unwrap_seal(crop, located, config.unwrap)
-    return await read_strips(crop, strips, models, config, words, isinstance(located, SealText))
+    return await read_strips(crop, await seal_strips(crop, models, config), models, config, words)
 
 
 async def read_strips(
@@ -87,18 +86,16 @@ async def read_strips(
     models: SealModels,
     config: SealConfig = DEFAULT_CONFIG,
     words: Words = NO_WORDS,
-    detected: bool = False,
 ) -> SealEvidence:
     """Everything one seal says, from what there is to read of it: read, its rim repaired, and,
     where the rim went unread, the seal's surroundings cut and read for repair's cues (an
-    invoice's title), then the whole repaired and trusted (`detected`: the seal text detector
-    found its rim)."""
+    invoice's title), then the whole repaired and trusted."""
     readings = await read_seal(strips, models, config.read)
     rim = None if readings.rim is None else repair_rim(readings.rim, words.correct, config.repair)
     wanted = wants_surroundings(crop.region.shape, rim)
     around = await read_around(surroundings(crop, config.cut), models) if wanted else None
     reading = seal_reading(crop.region, rim, readings, words.correct, config.repair, around)
-    signs = region_signs(crop, detected, config.trust)
+    signs = region_signs(crop, strips.detected, config.trust)
     return trusted(reading, readings, words, config.trust, signs)
 
 

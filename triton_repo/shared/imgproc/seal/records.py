@@ -236,12 +236,14 @@ class SealStrips:
     """Everything to read of one seal (unwrap's output). `rim`: candidate images of the rim
     (the reader keeps the best prior-weighted reading); `arcs`: the candidates of each other
     arc; `lines`: inner lines; `interiors`: images whose lines must still be found (the
-    classical path's interior; a rectangular seal's inside both ways up, preferred in order)."""
+    classical path's interior; a rectangular seal's inside both ways up, preferred in order);
+    `detected`: the seal text detector found the rim (evidence that the region is a seal)."""
 
     rim: tuple[Strip, ...] = ()
     arcs: tuple[tuple[Strip, ...], ...] = ()
     lines: tuple[Pixels, ...] = ()
     interiors: tuple[Pixels, ...] = ()
+    detected: bool = False
 
 
 @dataclass(frozen=True)
