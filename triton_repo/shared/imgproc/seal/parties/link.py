@@ -7,12 +7,12 @@ one is clearly it."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..codes import passes_checks
 from ..records import Box, Party, PartyLink
 from .layout import near_seal
-from .names import NAME_MARKS, OFFICE_WORDS
+from .names import NAME_MARKS, OFFICE_WORDS, SHORT_FORMS
 from .params import DEFAULT_PARTIES, PartiesParams
 
 
@@ -102,6 +102,25 @@ def mostly_reads(rim: str, party: Party, params: PartiesParams = DEFAULT_PARTIES
     return shared >= params.min_part_chars and shared >= params.agree_share * min(len(rim), len(name))
 
 
+def spelled_out(name: str) -> str:
+    """A printed name with its short forms spelled out as its seal says them (共青团 ->
+    中国共产主义青年团: `SHORT_FORMS`); the name itself where it has none."""
+    for short, full in SHORT_FORMS:
+        if full not in name:
+            name = name.replace(short, full)
+    return name
+
+
+def _agrees(seal: SealSays, party: Party, under: bool, params: PartiesParams) -> bool:
+    """Whether a seal's rim reads a part of the party's name (`reads_part`) or, for a name
+    printed under the seal, mostly reads it (`mostly_reads`), as printed or spelled out."""
+    named = [party, replace(party, text=spelled_out(party.text))]
+    return any(
+        reads_part(seal.rim, one.text, params) or (under and mostly_reads(seal.rim, one, params))
+        for one in named
+    )
+
+
 def party_scores(
     name_scores: Sequence[float],
     seal: SealSays,
@@ -119,8 +138,7 @@ def party_scores(
     scores, full = [], []
     for k, (score, party) in enumerate(zip(name_scores, parties, strict=True)):
         whole = score >= found_score
-        part = reads_part(seal.rim, party.text, params)
-        if part or (under is not None and under[k] and mostly_reads(seal.rim, party, params)):
+        if _agrees(seal, party, under is not None and under[k], params):
             score = max(score, seal.rim_score)
             if under is not None and under[k]:  # two readings of one name, the seal's and the page's
                 score = max(score, params.agree_score)
