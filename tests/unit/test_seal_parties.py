@@ -411,3 +411,13 @@ def test_the_seals_own_rim_and_pieces_printed_downwards_are_not_joined_to_a_name
     seal = (43, 277, 367, 565)
     side = [line("东省教育", 112, 289, 235, 558), line("北京师范木学(珠海校区)", 633, 407, 751, 1205)]
     assert [p.text for p in parties(side, seals=(seal,), height=1563)[1]] == ["东省教育"]
+
+
+def test_a_name_read_unsurely_under_its_seal_may_have_its_last_word_misread() -> None:
+    # 中国青年志愿者协会秘书处 under its seal, read unsurely (0.79) with 协会 read 协金
+    printed = Party("issuer", "中国青军志愿者协金邮书处", (670, 1216, 1034, 1256), "layout", confidence=0.79)
+    rim = says("中国青年志愿者协会", 0.8)
+    assert party_scores([0.0], rim, [printed], FOUND, under=[True])[0] == [0.8]
+    # ...but a line read surely says its organisation's kind as printed
+    sure = replace(printed, confidence=0.97)
+    assert party_scores([0.0], rim, [sure], FOUND, under=[True])[0] == [0.0]

@@ -65,9 +65,11 @@ def reads_part(rim: str, name: str, params: PartiesParams = DEFAULT_PARTIES) -> 
     return part_edits(short, long) <= int(params.part_edits * len(short))
 
 
-def shared_chars(rim: str, name: str) -> int:
+def shared_chars(rim: str, name: str, misread_end: bool = False) -> int:
     """The most characters a rim and a name share in order, the rim's last among them (the
-    word that says what kind of organisation it is: 厅, 学会, 公司); 0 where the name lacks it."""
+    word that says what kind of organisation it is: 厅, 学会, 公司); 0 where the name lacks it,
+    or, where the name may have its end `misread_end` (read unsurely under the seal's ink:
+    协金 for 协会), those the rim's others share with the name before its last character."""
     if not rim:
         return 0
     row = [0] * (len(name) + 1)  # row[j]: the most shared by the rim so far and name[:j]
@@ -75,7 +77,8 @@ def shared_chars(rim: str, name: str) -> int:
         diagonal = 0
         for j, other in enumerate(name, 1):
             diagonal, row[j] = row[j], max(row[j], row[j - 1], diagonal + 1 if char == other else 0)
-    return max((row[j] + 1 for j, other in enumerate(name) if other == rim[-1]), default=0)
+    shared = max((row[j] + 1 for j, other in enumerate(name) if other == rim[-1]), default=0)
+    return row[len(name) - 1] if shared == 0 and misread_end and name else shared
 
 
 def _without_office(name: str) -> str:
@@ -94,9 +97,11 @@ def mostly_reads(rim: str, party: Party, params: PartiesParams = DEFAULT_PARTIES
     not the seal's (`_without_office`). A line read surely is taken as
     printed: it may lack what the ink covered, but not hold more than `sure_extra` characters
     the rim lacks (上海滴滴畅行科技有限公司 printed clearly under a seal of 上海某某科技有限公司
-    is another company's name, however much of it they share)."""
+    is another company's name, however much of it they share). A line read unsurely may have
+    its last word misread too (中国青军志愿者协金邮书处 under a seal of 中国青年志愿者协会): its
+    last character may stand for the rim's."""
     rim, name = _bare(rim), _without_office(_bare(party.text))
-    shared = shared_chars(rim, name)
+    shared = shared_chars(rim, name, misread_end=party.confidence < params.sure_line)
     if party.confidence >= params.sure_line and len(name) - shared > params.sure_extra:
         return False
     return shared >= params.min_part_chars and shared >= params.agree_share * min(len(rim), len(name))
