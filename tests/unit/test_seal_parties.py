@@ -344,3 +344,80 @@ def test_a_name_printed_under_one_seal_is_not_a_far_seals() -> None:
     both = [says("广西科技大学", 0.51), says("广西科技大学", 0.51)]
     document = document_check("other", [name], [[0.99], [0.99]], both, [first, second], FOUND)
     assert [link is not None for link in document.links] == [True, False]
+
+
+def test_pieces_of_a_name_read_apart_under_its_seal_are_one_name() -> None:
+    # 重庆市綦江区总工会 under its seal, read in three pieces (the last out of the seal's box):
+    # alone none is long enough to be a name, joined they agree with the rim.
+    seal: Box = (866, 1271, 958, 1365)
+    pieces = [
+        line("重庆", 835, 1310, 890, 1328),
+        line("区总", 917, 1311, 953, 1325),
+        line("会", 960, 1311, 972, 1324),
+    ]
+    found = parties(pieces, seals=(seal,), height=1440)[1]
+    assert [party.text for party in found] == ["重庆区总会"]
+    rim = says("重庆市綦江区总函会", 0.51)
+    document = document_check("certificate", found, [[0.0]], [rim], [seal], FOUND)
+    assert document.links[0] is not None
+    # ...and a name set on two lines under its seal is one name
+    seal = (1352, 2300, 1845, 2712)
+    two = [
+        line("上海市大学生节能减排", 1293, 2434, 1738, 2489),
+        line("社会实践与科技竞赛委员会", 1250, 2504, 1784, 2554),
+    ]
+    assert [party.text for party in parties(two, seals=(seal,), height=3000)[1]] == [
+        "上海市大学生节能减排社会实践与科技竞赛委员会"
+    ]
+
+
+def test_names_side_by_side_or_ended_or_a_date_under_them_are_not_joined() -> None:
+    # two names side by side, each under its own seal, stay two
+    seals = ((985, 949, 1159, 1124), (1503, 948, 1677, 1122))
+    left = line("中国学位与究政育手会", 823, 1016, 1203, 1056)
+    right = line("同方知网(北京)支木限司", 1266, 1015, 1713, 1058)
+    assert [p.text for p in parties([left, right], seals=seals, height=1462)[1]] == [left.text, right.text]
+    # a name that ends as a name ends is not continued by the next one on its row
+    seal: Box = (440, 1270, 640, 1370)
+    office = line("重庆市綦江区应急管理局", 420, 1308, 620, 1334)
+    board = line("重庆市綦江区教育委员会", 632, 1306, 811, 1334)
+    found = parties([office, board], seals=(seal,), height=1440)[1]
+    assert [p.text for p in found] == [office.text, board.text]
+    # ...nor by the date printed under it
+    name = line("上海市大学生节能减排", 1293, 2434, 1738, 2489)
+    date = line("二〇二五年五月", 1300, 2500, 1730, 2550)
+    found = parties([name, date], seals=((1352, 2300, 1845, 2712),), height=3000)[1]
+    assert "上海市大学生节能减排" in [p.text for p in found]
+
+
+def test_a_youth_league_committees_short_form_is_its_seals_spelled_out_name() -> None:
+    # 共青团...委员会 printed under a seal whose rim spells out 中国共产主义青年团 (read in part)
+    league = Party("issuer", "共青团山东中西药大学委员会", (326, 294, 538, 311), "layout", confidence=0.92)
+    scores, _ = party_scores([0.0], says("国共产主义年", 0.63), [league], FOUND, under=[True])
+    assert scores == [DEFAULT_PARTIES.agree_score]
+
+
+def test_the_seals_own_rim_and_pieces_printed_downwards_are_not_joined_to_a_name() -> None:
+    # what the page's reader reads of the seal's ring (能威排社) is no piece of the name under it
+    seal: Box = (1333, 2308, 1756, 2726)
+    ring = line("能威排社", 1413, 2315, 1628, 2433)
+    two = [
+        line("上海市大学生节能减排", 1293, 2434, 1738, 2489),
+        line("社会实践与科技竞赛委员会", 1250, 2504, 1784, 2554),
+    ]
+    found = [p.text for p in parties([ring, *two], seals=(seal,), height=3000)[1]]
+    assert found == ["上海市大学生节能减排社会实践与科技竞赛委员会"]
+    # a page turned on its side is read in pieces printed downwards: no rows to join
+    seal = (43, 277, 367, 565)
+    side = [line("东省教育", 112, 289, 235, 558), line("北京师范木学(珠海校区)", 633, 407, 751, 1205)]
+    assert [p.text for p in parties(side, seals=(seal,), height=1563)[1]] == ["东省教育"]
+
+
+def test_a_name_read_unsurely_under_its_seal_may_have_its_last_word_misread() -> None:
+    # 中国青年志愿者协会秘书处 under its seal, read unsurely (0.79) with 协会 read 协金
+    printed = Party("issuer", "中国青军志愿者协金邮书处", (670, 1216, 1034, 1256), "layout", confidence=0.79)
+    rim = says("中国青年志愿者协会", 0.8)
+    assert party_scores([0.0], rim, [printed], FOUND, under=[True])[0] == [0.8]
+    # ...but a line read surely says its organisation's kind as printed
+    sure = replace(printed, confidence=0.97)
+    assert party_scores([0.0], rim, [sure], FOUND, under=[True])[0] == [0.0]

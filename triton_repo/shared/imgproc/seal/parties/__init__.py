@@ -19,9 +19,9 @@ from imgproc.text.lines import TextLine
 
 from ..records import Box, DocumentCheck, Party
 from .find import document_kind, find_parties
-from .layout import near_seal, split_at_seals, under_seal
+from .layout import join_under_seals, near_seal, split_at_seals, under_seal
 from .link import SealSays, linked, party_scores
-from .names import ORG_ENDINGS, SUPERVISION
+from .names import DATE_CHARS, ORG_ENDINGS, SUPERVISION
 from .params import DEFAULT_PARTIES, PartiesParams
 from .verdict import verdict
 
@@ -38,6 +38,7 @@ def page_parties(
     """The kind of document a page is and the parties it names, from its lines (their text
     brought to one form by `normalized`, as expected names are) and its seals' boxes."""
     lines = [replace(line, text=normalized(line.text)) for line in lines if line.text.strip()]
+    lines = join_under_seals(lines, seals, ORG_ENDINGS, DATE_CHARS, params)
     reach = params.split_reach
     lines = [piece for line in lines for piece in split_at_seals(line, seals, ORG_ENDINGS, reach)]
     kind = document_kind(lines)

@@ -7,12 +7,12 @@ one is clearly it."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..codes import passes_checks
 from ..records import Box, Party, PartyLink
 from .layout import near_seal
-from .names import NAME_MARKS, OFFICE_WORDS
+from .names import NAME_MARKS, OFFICE_WORDS, SHORT_FORMS
 from .params import DEFAULT_PARTIES, PartiesParams
 
 
@@ -65,9 +65,11 @@ def reads_part(rim: str, name: str, params: PartiesParams = DEFAULT_PARTIES) -> 
     return part_edits(short, long) <= int(params.part_edits * len(short))
 
 
-def shared_chars(rim: str, name: str) -> int:
+def shared_chars(rim: str, name: str, misread_end: bool = False) -> int:
     """The most characters a rim and a name share in order, the rim's last among them (the
-    word that says what kind of organisation it is: 厅, 学会, 公司); 0 where the name lacks it."""
+    word that says what kind of organisation it is: 厅, 学会, 公司); 0 where the name lacks it,
+    or, where the name may have its end `misread_end` (read unsurely under the seal's ink:
+    协金 for 协会), those the rim's others share with the name before its last character."""
     if not rim:
         return 0
     row = [0] * (len(name) + 1)  # row[j]: the most shared by the rim so far and name[:j]
@@ -75,7 +77,8 @@ def shared_chars(rim: str, name: str) -> int:
         diagonal = 0
         for j, other in enumerate(name, 1):
             diagonal, row[j] = row[j], max(row[j], row[j - 1], diagonal + 1 if char == other else 0)
-    return max((row[j] + 1 for j, other in enumerate(name) if other == rim[-1]), default=0)
+    shared = max((row[j] + 1 for j, other in enumerate(name) if other == rim[-1]), default=0)
+    return row[len(name) - 1] if shared == 0 and misread_end and name else shared
 
 
 def _without_office(name: str) -> str:
@@ -94,12 +97,33 @@ def mostly_reads(rim: str, party: Party, params: PartiesParams = DEFAULT_PARTIES
     not the seal's (`_without_office`). A line read surely is taken as
     printed: it may lack what the ink covered, but not hold more than `sure_extra` characters
     the rim lacks (上海滴滴畅行科技有限公司 printed clearly under a seal of 上海某某科技有限公司
-    is another company's name, however much of it they share)."""
+    is another company's name, however much of it they share). A line read unsurely may have
+    its last word misread too (中国青军志愿者协金邮书处 under a seal of 中国青年志愿者协会): its
+    last character may stand for the rim's."""
     rim, name = _bare(rim), _without_office(_bare(party.text))
-    shared = shared_chars(rim, name)
+    shared = shared_chars(rim, name, misread_end=party.confidence < params.sure_line)
     if party.confidence >= params.sure_line and len(name) - shared > params.sure_extra:
         return False
     return shared >= params.min_part_chars and shared >= params.agree_share * min(len(rim), len(name))
+
+
+def spelled_out(name: str) -> str:
+    """A printed name with its short forms spelled out as its seal says them (共青团 ->
+    中国共产主义青年团: `SHORT_FORMS`); the name itself where it has none."""
+    for short, full in SHORT_FORMS:
+        if full not in name:
+            name = name.replace(short, full)
+    return name
+
+
+def _agrees(seal: SealSays, party: Party, under: bool, params: PartiesParams) -> bool:
+    """Whether a seal's rim reads a part of the party's name (`reads_part`) or, for a name
+    printed under the seal, mostly reads it (`mostly_reads`), as printed or spelled out."""
+    named = [party, replace(party, text=spelled_out(party.text))]
+    return any(
+        reads_part(seal.rim, one.text, params) or (under and mostly_reads(seal.rim, one, params))
+        for one in named
+    )
 
 
 def party_scores(
@@ -119,8 +143,7 @@ def party_scores(
     scores, full = [], []
     for k, (score, party) in enumerate(zip(name_scores, parties, strict=True)):
         whole = score >= found_score
-        part = reads_part(seal.rim, party.text, params)
-        if part or (under is not None and under[k] and mostly_reads(seal.rim, party, params)):
+        if _agrees(seal, party, under is not None and under[k], params):
             score = max(score, seal.rim_score)
             if under is not None and under[k]:  # two readings of one name, the seal's and the page's
                 score = max(score, params.agree_score)

@@ -88,6 +88,11 @@ ORG_ENDINGS = (
 # The words of an office that signs for its organisation, printed after the organisation's
 # name (中国大学生服务外包创新创业大赛组委会): the organisation's seal does not say them.
 OFFICE_WORDS = ("组委会", "执委会", "秘书处", "办公室")
+# Short forms a page prints for an organisation whose seal spells its name out: the Communist
+# Youth League's committees print 共青团XX委员会 and stamp a seal whose rim reads
+# 中国共产主义青年团XX委员会 (its rules fix the seal's wording). Only forms that a seal by rule
+# spells out belong here; a name's other misreadings are the link's tolerance, not this table.
+SHORT_FORMS = (("共青团", "中国共产主义青年团"),)
 DATE_CHARS = "0123456789〇零二"  # how a date starts (2019年, 二〇一九年): it may follow a name
 NAME_MARKS = '()（）、“”"·&'  # what a name may carry besides characters, letters and digits
 # A name is a run of these: CJK characters, letters and digits, brackets (同方知网（北京）), and

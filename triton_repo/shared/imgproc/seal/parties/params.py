@@ -50,6 +50,15 @@ class PartiesParams:
     # seals linked, none more wrongly (0, cut where the characters put it: 2 fewer than
     # without cutting; 2: none more; 5: as 3).
     split_reach: int = 3
+    # Pieces of a name under a seal are joined (`layout.join_under_seals`): one right of another
+    # on its row at most this many of its heights away (中华心 and 教育部 under a seal of
+    # 中华人民共和国教育部, its middle lost under the seal's star, lie 2.7 heights apart), or on
+    # the line under another, its top at most this many of the first's heights under its foot, their
+    # heights within this ratio (a name set on two lines is set in one size; a date or a
+    # signature under it is often smaller).
+    join_gap: float = 3.0
+    join_rows: float = 0.5
+    join_heights: float = 1.25
     # An organisation name holds this many characters or more (公司 alone is a word of a
     # sentence; 中南大学 is a name), and at most this many (a longer run is a sentence).
     min_name_chars: int = 4
