@@ -12,9 +12,11 @@ seal's rim (or its codes where its rim is not labelled).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+import pickle
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 from imgproc.imaging import decode_rgb
 from imgproc.seal.pipeline import find_page_seals, read_crop
@@ -24,6 +26,8 @@ from evaluation.seal.corpus import repository_of
 from evaluation.seal.dataset import CORPUS, TruthPage, TruthSeal, box_iou
 from evaluation.seal.scoring import ELLIPTIC, MATCH_IOU
 from evaluation.text import normalize
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:  # the reader's type only: the unit tests of cases run without ONNX Runtime
     from evaluation.seal.inprocess import InProcessSeal
@@ -118,4 +122,17 @@ def read_cases(pages: Iterable[TruthPage], reader: InProcessSeal) -> Cases:
         crops = find_page_seals(decode_rgb(page.image), reader.config)
         seals = [asyncio.run(read_crop(crop, reader.models, reader.config, reader.words)) for crop in crops]
         cases += _page_cases(page, seals, reader)
+    return cases
+
+
+def cached(read: Callable[[], T], cache: Path | None) -> T:
+    """What `read` gives, read once and kept in `cache` where one is given: the fits and reports
+    can then be tried again without reading every page (delete it after a reading change)."""
+    if cache is not None and cache.exists():
+        print(f"cases from {cache}")  # noqa: T201 - said on the command line
+        kept: T = pickle.loads(cache.read_bytes())
+        return kept
+    cases = read()
+    if cache is not None:
+        cache.write_bytes(pickle.dumps(cases))
     return cases

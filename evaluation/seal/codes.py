@@ -10,17 +10,27 @@ other scores need; `with_section` puts their tables into the report the full com
 
 from __future__ import annotations
 
+import argparse
+import json
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from imgproc.arrays import Floats
 from imgproc.seal.trust import TrustParams
 from imgproc.seal.trust.lines import code_inputs, code_score
 
-from evaluation.seal.cases import CodeCase
-from evaluation.seal.dataset import TruthPage
+from evaluation.seal.cases import CodeCase, cached, read_cases
+from evaluation.seal.corpus import CorpusMissing, corpus_pages
+from evaluation.seal.dataset import HELDOUT, TUNING, TruthPage, seals_dev_pages
 from evaluation.seal.lines import fit_score
-from evaluation.seal.logistic import reliability_rows
+from evaluation.seal.logistic import MEANINGS, MEANINGS_PART, reliability_rows, sure_figure
+from evaluation.seal.perturb import PERTURBATIONS, perturbed_pages
+
+if TYPE_CHECKING:  # the reader's type only: the unit tests of codes run without ONNX Runtime
+    from evaluation.seal.inprocess import InProcessSeal
 
 CODE_HEADER = "| code score | codes | exact | share exact |"
 
@@ -72,3 +82,58 @@ def _section_end(report: str, start: int) -> int:
     """Where the section starting at `start` ends: at the next heading, or the end."""
     following = report.find("\n## ", start + 1)
     return len(report) if following < 0 else following + 1
+
+
+def tuning_code_cases(reader: InProcessSeal) -> list[CodeCase]:
+    """The code cases of the tuning parts (`tuning_cases`'), reading only the pages that give
+    any (`codes.labelled`)."""
+    tuning = labelled(seals_dev_pages(frozenset({TUNING})))
+    cases = read_cases(tuning, reader).codes
+    for name in PERTURBATIONS:
+        cases += read_cases(perturbed_pages(tuning, name), reader).codes
+    try:
+        cases += read_cases(labelled(corpus_pages(frozenset({TUNING}))), reader).codes
+    except CorpusMissing as missing:
+        _say(f"fitted without the real seal corpus: {missing}")
+    return cases
+
+
+def heldout_code_cases(reader: InProcessSeal) -> dict[str, list[CodeCase]]:
+    """The code cases of the held-out parts (`heldout_parts`'), reading only the pages that
+    give any."""
+    parts = {}
+    try:
+        parts[MEANINGS_PART] = read_cases(labelled(corpus_pages(frozenset({HELDOUT}))), reader).codes
+    except CorpusMissing as missing:
+        _say(f"the corpus's held-out part is left out: {missing}")
+    parts["seals-dev held-out"] = read_cases(labelled(seals_dev_pages(frozenset({HELDOUT}))), reader).codes
+    return parts
+
+
+def codes_alone(reader: InProcessSeal, args: argparse.Namespace) -> None:
+    """`python -m evaluation.seal.trust --codes`: the code score fitted on the tuning parts
+    (printed), and with `--heldout` its reliability tables on the held-out parts, put into the
+    report `--write` names (and the code's meaning into MEANINGS), the rest of it as it was."""
+    write: Path | None = args.write
+    if not args.no_fit:
+        tuning = cached(lambda: tuning_code_cases(reader), args.cases)
+        weights = fit_codes(tuning, _say)
+        _say("\n".join(code_report(tuning, replace(reader.config.trust, code_weights=weights))))
+    if not args.heldout:
+        return
+    parts = cached(lambda: heldout_code_cases(reader), args.heldout_cases)
+    report = write.read_text(encoding="utf-8") if write else ""
+    for title, heldout in parts.items():
+        table = code_report(heldout, reader.config.trust)
+        _say("\n".join([f"## {title}: code scores", "", *table]))
+        report = with_section(report, f"## {title}: code scores", table, f"## {title}: line scores")
+    if write:
+        write.write_text(report, encoding="utf-8")
+        if MEANINGS_PART in parts:
+            said = json.loads(MEANINGS.read_text(encoding="utf-8"))
+            said["code"] = sure_figure(*code_scored(parts[MEANINGS_PART], reader.config.trust)).json()
+            MEANINGS.write_text(json.dumps(said, indent=2) + "\n", encoding="utf-8")
+
+
+def _say(line: str) -> None:
+    print(line)  # noqa: T201 - a command-line report

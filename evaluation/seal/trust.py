@@ -29,12 +29,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import pickle
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 from imgproc.arrays import Floats
@@ -45,13 +44,21 @@ from imgproc.seal.trust.evidence import rim_score, score_inputs, support
 from imgproc.seal.trust.verify import name_score
 from imgproc.seal.words import Words
 
-from evaluation.seal.cases import Case, Cases, CodeCase, read_cases
-from evaluation.seal.codes import code_report, code_scored, fit_codes, labelled, with_section
+from evaluation.seal.cases import Case, Cases, cached, read_cases
+from evaluation.seal.codes import code_report, code_scored, codes_alone, fit_codes
 from evaluation.seal.corpus import CorpusMissing, corpus_pages
 from evaluation.seal.dataset import HELDOUT, TUNING, TruthPage, seals_dev_pages, with_blanked
 from evaluation.seal.inprocess import InProcessSeal
 from evaluation.seal.lines import LineCase, fit_lines, line_cases, line_report, line_scored
-from evaluation.seal.logistic import fit_logistic, left_out, log_loss, reliability_rows, sure_figure
+from evaluation.seal.logistic import (
+    MEANINGS,
+    MEANINGS_PART,
+    fit_logistic,
+    left_out,
+    log_loss,
+    reliability_rows,
+    sure_figure,
+)
 from evaluation.seal.perturb import PERTURBATIONS, perturbed_pages
 from evaluation.seal.regions import fit_regions, region_report, region_scored
 from evaluation.seal.scoring import wilson_interval
@@ -63,16 +70,9 @@ CHANGED, OTHERS = 4, 4  # names scored per seal besides its own
 RIDGE = 1.0
 CHANGED_FOUND = 0.01  # of the changed names at most this share may reach the threshold (tuning part)
 RIM_HEADER = "| rim score | rims | exact | share exact |"
-# What the API's descriptions say a score of 0.9 means: written with docs/seal/trust.md, from the
-# part the issue's targets are set on.
-MEANINGS = Path("gateway/routers/seal_scores.json")
-MEANINGS_PART = "corpus held-out"
 SEED = 0  # of the changed names' draws
 # `TrustParams.name_sure` values whose name thresholds and rates the fit prints beside the served one's.
 SURE_TRIED: tuple[float | None, ...] = (None, 0.1, 0.3, 0.5, 0.9)
-
-
-T = TypeVar("T")
 
 
 def _say(line: str) -> None:
@@ -93,56 +93,6 @@ def tuning_cases(reader: InProcessSeal) -> Cases:
     except CorpusMissing as missing:
         _say(f"fitted without the real seal corpus: {missing}")
     return cases
-
-
-def tuning_code_cases(reader: InProcessSeal) -> list[CodeCase]:
-    """The code cases of the tuning parts (`tuning_cases`'), reading only the pages that give
-    any (`codes.labelled`)."""
-    tuning = labelled(seals_dev_pages(frozenset({TUNING})))
-    cases = read_cases(tuning, reader).codes
-    for name in PERTURBATIONS:
-        cases += read_cases(perturbed_pages(tuning, name), reader).codes
-    try:
-        cases += read_cases(labelled(corpus_pages(frozenset({TUNING}))), reader).codes
-    except CorpusMissing as missing:
-        _say(f"fitted without the real seal corpus: {missing}")
-    return cases
-
-
-def heldout_code_cases(reader: InProcessSeal) -> dict[str, list[CodeCase]]:
-    """The code cases of the held-out parts (`heldout_parts`'), reading only the pages that
-    give any."""
-    parts = {}
-    try:
-        parts[MEANINGS_PART] = read_cases(labelled(corpus_pages(frozenset({HELDOUT}))), reader).codes
-    except CorpusMissing as missing:
-        _say(f"the corpus's held-out part is left out: {missing}")
-    parts["seals-dev held-out"] = read_cases(labelled(seals_dev_pages(frozenset({HELDOUT}))), reader).codes
-    return parts
-
-
-def codes_alone(reader: InProcessSeal, args: argparse.Namespace) -> None:
-    """`--codes`: the code score fitted on the tuning parts (printed), and with `--heldout` its
-    reliability tables on the held-out parts, put into the report `--write` names (and the code's
-    meaning into MEANINGS), the rest of them as they were."""
-    if not args.no_fit:
-        cases = cached(lambda: tuning_code_cases(reader), args.cases)
-        weights = fit_codes(cases, _say)
-        _say("\n".join(code_report(cases, replace(reader.config.trust, code_weights=weights))))
-    if not args.heldout:
-        return
-    parts = cached(lambda: heldout_code_cases(reader), args.heldout_cases)
-    report = args.write.read_text(encoding="utf-8") if args.write else ""
-    for title, cases in parts.items():
-        table = code_report(cases, reader.config.trust)
-        _say("\n".join([f"## {title}: code scores", "", *table]))
-        report = with_section(report, f"## {title}: code scores", table, f"## {title}: line scores")
-    if args.write:
-        args.write.write_text(report, encoding="utf-8")
-        if MEANINGS_PART in parts:
-            said = json.loads(MEANINGS.read_text(encoding="utf-8"))
-            said["code"] = sure_figure(*code_scored(parts[MEANINGS_PART], reader.config.trust)).json()
-            MEANINGS.write_text(json.dumps(said, indent=2) + "\n", encoding="utf-8")
 
 
 def tuning_truth() -> list[TruthPage]:
@@ -340,19 +290,6 @@ def name_rates(cases: Sequence[Case], words: Words, common: Sequence[str], confi
     hits = [name_score(words.normalized(c.truth), c.seal, words, config.trust) >= threshold for c in misread]
     rows.append(f"| true name of a seal whose rim reads wrong | {len(misread)} | {_share(hits)} |")
     return rows
-
-
-def cached(read: Callable[[], T], cache: Path | None) -> T:
-    """What `read` gives, read once and kept in `cache` where one is given: the fits and reports
-    can then be tried again without reading every page (delete it after a reading change)."""
-    if cache is not None and cache.exists():
-        _say(f"cases from {cache}")
-        kept: T = pickle.loads(cache.read_bytes())
-        return kept
-    cases = read()
-    if cache is not None:
-        cache.write_bytes(pickle.dumps(cases))
-    return cases
 
 
 def fit(reader: InProcessSeal, cache: Path | None = None) -> tuple[SealConfig, Cases]:
