@@ -114,7 +114,7 @@ def found_seal(reading: SealReading) -> FoundSeal:
     """A reading in the scorer's terms."""
     inner = tuple(text for text, _ in reading.inner)
     region = reading.region
-    return FoundSeal(region.box, region.shape.value, reading.rim_text, inner, tuple(reading.codes))
+    return FoundSeal(region.box, region.shape.value, reading.rim_text, inner, reading.code_texts)
 
 
 @dataclass(frozen=True)

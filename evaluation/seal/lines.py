@@ -1,5 +1,5 @@
-"""The scores of lines read straight (`trust.lines`: inner lines and a rectangular seal's main
-text), fitted and reported.
+"""The scores of lines read straight (`trust.lines`: inner lines, a rectangular seal's main
+text, and codes), fitted and reported.
 
 A found region that matches a true seal (`MATCH_IOU`) gives a case for every inner line its
 answer holds, where the true seal's inner lines or codes are known (a line that is none of them
@@ -7,7 +7,8 @@ is not exact: a line the labellers did not both read counts against the score to
 rectangular seal with a known main text (its `rim_text` in the truth), one for its main text.
 The score is a logistic model of `trust.lines.line_inputs`, its ridge chosen by leaving one
 group (a corpus repository, a seals-dev page) out at a time; the report gives the reliability
-table (score band, lines, share exact) of inner lines and of rectangles' main texts.
+table (score band, lines, share exact) of inner lines and of rectangles' main texts. Codes
+are fitted and reported alike (`evaluation.seal.codes`).
 """
 
 from __future__ import annotations
@@ -79,38 +80,43 @@ def _inputs(cases: Sequence[LineCase]) -> Floats:
     return np.array([line_inputs(c.text, c.confidence, c.main) for c in cases], np.float64).reshape(-1, 3)
 
 
-def fit_lines(cases: Sequence[LineCase], say: Callable[[str], None]) -> tuple[float, ...]:
-    """The line score's weights (intercept first), with the ridge that leaves groups out best."""
-    x, exact = _inputs(cases), np.array([c.exact for c in cases], np.float64)
-    groups = [c.group for c in cases]
+def fit_score(
+    name: str, x: Floats, exact: Floats, groups: list[str], raw: Floats, say: Callable[[str], None]
+) -> tuple[float, ...]:
+    """A score's weights (intercept first), with the ridge that leaves groups out best; the
+    left-out log loss of each ridge and of the confidence as read said."""
     losses = {ridge: log_loss(left_out(x, exact, groups, ridge), exact) for ridge in RIDGES}
     ridge = min(losses, key=losses.__getitem__)
     w = fit_logistic(x, exact, ridge)
     left = left_out(x, exact, groups, ridge)
-    raw = np.array([c.confidence for c in cases])
-    say(
-        f"lines: {len(cases)} ({sum(c.main for c in cases)} rectangles' main texts),"
-        f" {int(exact.sum())} exact;"
-        f" each group left out, log loss by ridge {losses} (as read: {log_loss(raw, exact):.3f})"
-    )
+    say(f"  each group left out, log loss by ridge {losses} (as read: {log_loss(raw, exact):.3f})")
     sure = left >= 0.9
     say(
-        f"  line_weights=({', '.join(f'{v:.3f}' for v in w)})  # ridge {ridge}; left out, scored 0.9 or"
+        f"  {name}=({', '.join(f'{v:.3f}' for v in w)})  # ridge {ridge}; left out, scored 0.9 or"
         f" more {int(sure.sum())}, of them exact {exact[sure].mean() if sure.any() else float('nan'):.3f}"
     )
     return tuple(float(v) for v in w)
+
+
+def fit_lines(cases: Sequence[LineCase], say: Callable[[str], None]) -> tuple[float, ...]:
+    """The line score's weights (intercept first), with the ridge that leaves groups out best."""
+    exact = np.array([c.exact for c in cases], np.float64)
+    mains = sum(c.main for c in cases)
+    say(f"lines: {len(cases)} ({mains} rectangles' main texts), {int(exact.sum())} exact")
+    raw = np.array([c.confidence for c in cases])
+    return fit_score("line_weights", _inputs(cases), exact, [c.group for c in cases], raw, say)
+
+
+def line_scored(cases: Sequence[LineCase], params: TrustParams, main: bool) -> tuple[list[float], list[bool]]:
+    """Each inner line's (`main`: rectangle's main text's) served score, and whether it is exact."""
+    chosen = [c for c in cases if c.main == main]
+    return [line_score(c.text, c.confidence, c.main, params) for c in chosen], [c.exact for c in chosen]
 
 
 def line_report(cases: Sequence[LineCase], params: TrustParams) -> list[str]:
     """Markdown: the reliability tables of inner lines' and rectangles' main texts' scores."""
     rows: list[str] = []
     for title, main in (("inner lines", False), ("rectangular seals' main texts", True)):
-        chosen = [c for c in cases if c.main == main]
-        scores = [line_score(c.text, c.confidence, c.main, params) for c in chosen]
-        rows += [
-            "",
-            f"{title.capitalize()}:",
-            "",
-            *reliability_rows(scores, [c.exact for c in chosen], LINE_HEADER),
-        ]
+        table = reliability_rows(*line_scored(cases, params, main), LINE_HEADER)
+        rows += ["", f"{title.capitalize()}:", "", *table]
     return rows[1:]

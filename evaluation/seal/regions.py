@@ -67,16 +67,27 @@ def fit_regions(regions: Sequence[Region], empty: Sequence[str], say: Callable[[
     return RegionFit(tuple(float(v) for v in w), chosen)
 
 
+def _answered(cases: Cases, params: TrustParams) -> list[tuple[float, Region]]:
+    """Each region answered (not left out as an unlikely seal) with its served seal score."""
+    rescored = [(replace(r.seal.reading, score=seal_score(r.seal.reading, params)), r) for r in cases.regions]
+    return [(reading.score, r) for reading, r in rescored if kept(reading, params)]
+
+
+def region_scored(cases: Cases, params: TrustParams) -> tuple[list[float], list[bool]]:
+    """Each answered region's served seal score, and whether it is a real seal."""
+    answered = _answered(cases, params)
+    return [score for score, _ in answered], [r.real for _, r in answered]
+
+
 def region_report(cases: Cases, params: TrustParams) -> list[str]:
     """Markdown: the seal scores' reliability table and the pages without a seal."""
-    rescored = [(replace(r.seal.reading, score=seal_score(r.seal.reading, params)), r) for r in cases.regions]
-    answered = [(reading.score, r) for reading, r in rescored if kept(reading, params)]
-    rows = reliability_rows([score for score, _ in answered], [r.real for _, r in answered], REGION_HEADER)
+    answered = _answered(cases, params)
+    rows = reliability_rows(*region_scored(cases, params), REGION_HEADER)
     empty = set(cases.empty_pages)
     on_empty = [score for score, r in answered if r.page in empty]
     with_any = len({r.page for _, r in answered if r.page in empty})
     highest = f"{max(on_empty):.3f}" if on_empty else "-"
-    left = len(rescored) - len(answered)
+    left = len(cases.regions) - len(answered)
     sure = sum(score >= SURE_SEAL for score in on_empty)
     rows += [
         "",

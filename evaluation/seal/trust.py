@@ -4,6 +4,7 @@ reports them on the held-out part.
     .venv/bin/python -m evaluation.seal.trust                       # fit on the tuning part, print
     .venv/bin/python -m evaluation.seal.trust --cases /tmp/tuning.pkl   # the same, reading it once
     .venv/bin/python -m evaluation.seal.trust --heldout --no-fit --write docs/seal/trust.md
+    .venv/bin/python -m evaluation.seal.trust --codes --heldout --write docs/seal/trust.md  # codes alone
 
 Every round or oval seal found with a known rim, on the real tuning part and its six
 perturbations, gives its rim's evidence (`trust.evidence`: support, agreement, confidence)
@@ -27,11 +28,12 @@ beside them.
 from __future__ import annotations
 
 import argparse
-import pickle
+import json
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from imgproc.arrays import Floats
@@ -42,14 +44,23 @@ from imgproc.seal.trust.evidence import rim_score, score_inputs, support
 from imgproc.seal.trust.verify import name_score
 from imgproc.seal.words import Words
 
-from evaluation.seal.cases import Case, Cases, read_cases
+from evaluation.seal.cases import Case, Cases, cached, read_cases
+from evaluation.seal.codes import code_report, code_scored, codes_alone, fit_codes
 from evaluation.seal.corpus import CorpusMissing, corpus_pages
 from evaluation.seal.dataset import HELDOUT, TUNING, TruthPage, seals_dev_pages, with_blanked
 from evaluation.seal.inprocess import InProcessSeal
-from evaluation.seal.lines import LineCase, fit_lines, line_cases, line_report
-from evaluation.seal.logistic import fit_logistic, left_out, log_loss, reliability_rows
+from evaluation.seal.lines import LineCase, fit_lines, line_cases, line_report, line_scored
+from evaluation.seal.logistic import (
+    MEANINGS,
+    MEANINGS_PART,
+    fit_logistic,
+    left_out,
+    log_loss,
+    reliability_rows,
+    sure_figure,
+)
 from evaluation.seal.perturb import PERTURBATIONS, perturbed_pages
-from evaluation.seal.regions import fit_regions, region_report
+from evaluation.seal.regions import fit_regions, region_report, region_scored
 from evaluation.seal.scoring import wilson_interval
 
 CHANGED, OTHERS = 4, 4  # names scored per seal besides its own
@@ -74,7 +85,9 @@ def tuning_cases(reader: InProcessSeal) -> Cases:
     tuning = list(with_blanked(seals_dev_pages(frozenset({TUNING}))))
     cases = read_cases(tuning, reader)
     for name in PERTURBATIONS:
-        cases.rims += read_cases(perturbed_pages(tuning, name), reader).rims
+        perturbed = read_cases(perturbed_pages(tuning, name), reader)
+        cases.rims += perturbed.rims
+        cases.codes += perturbed.codes
     try:
         cases += read_cases(with_blanked(corpus_pages(frozenset({TUNING}))), reader)
     except CorpusMissing as missing:
@@ -211,10 +224,28 @@ def name_threshold(cases: Sequence[Case], words: Words, served: float | None) ->
     return fitted[served]
 
 
+def rim_scored(cases: Sequence[Case], params: TrustParams) -> tuple[list[float], list[bool]]:
+    """Each rim's served score, and whether it reads exactly."""
+    scored = [(rim_score(c.seal.reading.evidence, params), c.exact) for c in cases if c.seal.reading.evidence]
+    return [score for score, _ in scored], [hit for _, hit in scored]
+
+
 def reliability(cases: Sequence[Case], params: TrustParams) -> list[str]:
     """The reliability table: per score band, the rims there and the share read exactly."""
-    scored = [(rim_score(c.seal.reading.evidence, params), c.exact) for c in cases if c.seal.reading.evidence]
-    return reliability_rows([score for score, _ in scored], [hit for _, hit in scored], RIM_HEADER)
+    return reliability_rows(*rim_scored(cases, params), RIM_HEADER)
+
+
+def meanings(cases: Cases, lines: Sequence[LineCase], params: TrustParams) -> dict[str, dict[str, Any]]:
+    """What a score of 0.9 or more means on a held-out part, for each score the answer carries
+    (`gateway/routers/seal_scores.json`: the API's descriptions say it)."""
+    scored = {
+        "rim": rim_scored(cases.rims, params),
+        "inner_line": line_scored(lines, params, False),
+        "main_text": line_scored(lines, params, True),
+        "code": code_scored(cases.codes, params),
+        "seal": region_scored(cases, params),
+    }
+    return {name: sure_figure(*pair).json() for name, pair in scored.items()}
 
 
 def _share(hits: Sequence[bool]) -> str:
@@ -261,22 +292,9 @@ def name_rates(cases: Sequence[Case], words: Words, common: Sequence[str], confi
     return rows
 
 
-def cached_tuning_cases(reader: InProcessSeal, cache: Path | None) -> Cases:
-    """The tuning cases (`tuning_cases`), read once and kept in `cache` where one is given: the
-    fits can then be tried again without reading every page (delete it after a reading change)."""
-    if cache is not None and cache.exists():
-        _say(f"tuning cases from {cache}")
-        cases: Cases = pickle.loads(cache.read_bytes())
-        return cases
-    cases = tuning_cases(reader)
-    if cache is not None:
-        cache.write_bytes(pickle.dumps(cases))
-    return cases
-
-
 def fit(reader: InProcessSeal, cache: Path | None = None) -> tuple[SealConfig, Cases]:
     """Fit the rim model, the name threshold and the seal score on the tuning parts; print them."""
-    tuning = cached_tuning_cases(reader, cache)
+    tuning = cached(lambda: tuning_cases(reader), cache)
     cases = tuning.rims
     exact = np.array([c.exact for c in cases], np.float64)
     w = fit_logistic(features(cases), exact, RIDGE)
@@ -306,6 +324,7 @@ def fit(reader: InProcessSeal, cache: Path | None = None) -> tuple[SealConfig, C
         seal_weights=regions.weights,
         min_seal_score=regions.min_seal_score,
         line_weights=fit_lines(line_cases(tuning.regions, tuning_truth()), _say),
+        code_weights=fit_codes(tuning.codes, _say),
     )
     return replace(reader.config, trust=fitted), tuning
 
@@ -323,13 +342,25 @@ def main() -> None:
     parser.add_argument(
         "--cases", type=Path, help="keep the tuning part's cases in this file, and take them from it"
     )
+    parser.add_argument(
+        "--heldout-cases", type=Path, help="keep the held-out parts' cases here, and take them from it"
+    )
+    parser.add_argument(
+        "--codes",
+        action="store_true",
+        help="the codes' score alone, on the pages that give codes (with --write: its sections only)",
+    )
     args = parser.parse_args()
     reader = InProcessSeal()
+    if args.codes:
+        codes_alone(reader, args)
+        return
     if not args.no_fit:
         fitted, tuning = fit(reader, args.cases)
         _say("\n".join(["", "tuning parts, scores as fitted:", *reliability(tuning.rims, fitted.trust)]))
         _say("\n".join(region_report(tuning, fitted.trust)))
         _say("\n".join(line_report(line_cases(tuning.regions, tuning_truth()), fitted.trust)))
+        _say("\n".join(["", "Codes:", "", *code_report(tuning.codes, fitted.trust)]))
     if not args.heldout:
         return
     common = common_characters()
@@ -342,13 +373,15 @@ def main() -> None:
         "perturbations and the corpus's, by `python -m evaluation.seal.trust`) on the real held-out",
         "parts, never tuned on. Rims: round and oval seals found with a known rim. Seal scores: every",
         "region found, on pages with seals and on the same pages with their seals painted out. Lines:",
-        "inner lines answered on found seals whose lines are known, and rectangles' main texts.",
+        "inner lines answered on found seals whose lines are known, and rectangles' main texts. Codes:",
+        "every code answered on a found seal whose inside is known (exact: one of its true codes).",
         "Expected names: each seal's true name, and four each of it with one character changed, with",
         "one character inside it left out, with one inserted, and other seals' names. A name that",
         "lacks the rim's first or last character is a part of the ring's text read from another",
         "start: it is found, and is not counted here.",
     ]
-    for title, (heldout, lines_read) in heldout_parts(reader).items():
+    parts = cached(lambda: heldout_parts(reader), args.heldout_cases)
+    for title, (heldout, lines_read) in parts.items():
         lines += [
             "",
             f"## {title}: rim scores",
@@ -366,10 +399,17 @@ def main() -> None:
             f"## {title}: line scores",
             "",
             *line_report(lines_read, reader.config.trust),
+            "",
+            f"## {title}: code scores",
+            "",
+            *code_report(heldout.codes, reader.config.trust),
         ]
     _say("\n".join(lines))
     if args.write:
         args.write.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        if MEANINGS_PART in parts:
+            said = meanings(*parts[MEANINGS_PART], reader.config.trust)
+            MEANINGS.write_text(json.dumps(said, indent=2) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

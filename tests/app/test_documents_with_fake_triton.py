@@ -72,6 +72,7 @@ def page(
         INNER_SCORES=np.zeros(0, np.float32),
         INNER_SEALS=np.zeros(0, np.int32),
         CODES=np.array([], np.object_),
+        CODE_SCORES=np.zeros(0, np.float32),
         CODE_SEALS=np.zeros(0, np.int32),
         MATCH_TEXTS=np.array([b"name" if verdicts else b""] * seals, np.object_),
         MATCH_SCORES=np.full(seals, 0.5 if verdicts else 0.0, np.float32),

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import httpx
 import pytest
@@ -38,10 +39,15 @@ PLAIN_RIM_EXACT_FLOOR = 0.82  # target 0.93
 MIX_RIM_EXACT_FLOOR = 0.55
 
 
-def post(http: httpx.Client, data: bytes) -> list[FoundSeal]:
+def post_json(http: httpx.Client, data: bytes) -> dict[str, Any]:
     response = http.post("/v1/seal", files={"image": ("page", data)}, timeout=300)
     assert response.status_code == 200, response.text
-    return [FoundSeal.from_json(seal) for seal in response.json()["seals"]]
+    answer: dict[str, Any] = response.json()
+    return answer
+
+
+def post(http: httpx.Client, data: bytes) -> list[FoundSeal]:
+    return [FoundSeal.from_json(seal) for seal in post_json(http, data)["seals"]]
 
 
 def score_all(
@@ -139,3 +145,13 @@ def test_error_classes(http: httpx.Client, data: bytes, status: int) -> None:
     response = http.post("/v1/seal", files={"image": ("x", data)})
     assert response.status_code == status
     assert response.json()["error"]["status"] == status
+
+
+def test_each_code_answered_carries_its_score(http: httpx.Client) -> None:
+    """The real held-out pages whose seals carry a code: every code answered comes with the
+    probability that it reads exactly (`code_scores`, one per code), and some code is read."""
+    pages = [page for page in seals_dev_pages(frozenset({HELDOUT})) if any(s.codes for s in page.seals)]
+    seals = [seal for page in pages for seal in post_json(http, page.image)["seals"]]
+    assert all(len(seal["code_scores"]) == len(seal["codes"]) for seal in seals)
+    scores = [score for seal in seals for score in seal["code_scores"]]
+    assert scores and all(0.0 <= score <= 1.0 for score in scores)

@@ -167,7 +167,7 @@ def test_a_seal_reading_sorts_lines_into_inner_lines_and_codes() -> None:
     assert (reading.rim_text, reading.inner, reading.codes) == (
         "天津君和缘商贸有限公司",
         [("发票专用章", 0.95)],
-        ["1234567890123"],
+        [("1234567890123", 0.9)],
     )
 
 

@@ -22,7 +22,8 @@ PARAMS = replace(DEFAULT_TRUST, seal_weights=WEIGHTS)
 
 
 def test_the_inputs_are_what_was_read_in_the_region() -> None:
-    reading = SealReading(RING, "上海星辰科技有限公司", 0.9, inner=[("合同专用章", 0.9)], codes=["3101"])
+    inner, codes = [("合同专用章", 0.9)], [("3101", 0.9)]
+    reading = SealReading(RING, "上海星辰科技有限公司", 0.9, inner=inner, codes=codes)
     inputs = seal_inputs(reading)
     assert inputs[:9] == pytest.approx((0.8, 0.9, 2.3979, 1.0, 1.0, 0.0, 0.0, 1.0, 2.7726), abs=1e-4)
     assert len(inputs) == len(WEIGHTS) - 1 == len(DEFAULT_TRUST.seal_weights) - 1

@@ -198,21 +198,21 @@ def test_standard_lines_keep_an_exact_shorter_standard() -> None:
     assert sorted_lines(lines)[0] == expected
 
 
-def test_sorted_lines_split_codes_from_inner_lines_and_drop_unsure_ones() -> None:
+def test_sorted_lines_split_codes_with_their_confidence_from_inner_lines_and_drop_unsure_ones() -> None:
     lines = [("发票专用章", 0.95), ("5107030 057772", 0.9), ("噪", 0.1), ("  ", 0.9)]
-    assert sorted_lines(lines) == ([("发票专用章", 0.95)], ["5107030057772"])
+    assert sorted_lines(lines) == ([("发票专用章", 0.95)], [("5107030057772", 0.9)])
 
 
 def test_a_code_is_a_code_only_at_the_configured_floor() -> None:
     """With the floor lowered, a tax ID read at 0.4 is kept once, as a code, not also as an
     inner line (the inner lines' test once used the default floor)."""
     low = RepairParams(min_line_score=0.3)
-    assert sorted_lines([("510798775802711", 0.4)], low) == ([], ["510798775802711"])
+    assert sorted_lines([("510798775802711", 0.4)], low) == ([], [("510798775802711", 0.4)])
 
 
 def test_a_number_line_that_is_no_code_is_trimmed_to_the_code_it_holds_or_dropped() -> None:
     lines = [("发票专用章", 0.95), ("09D102339", 0.9), ("K4301110162012L", 0.9)]  # a date; strays
-    assert sorted_lines(lines) == ([("发票专用章", 0.95)], ["4301110162012"])
+    assert sorted_lines(lines) == ([("发票专用章", 0.95)], [("4301110162012", 0.9)])
 
 
 def test_shared_in_order_is_the_longest_common_subsequence() -> None:
@@ -318,7 +318,7 @@ def test_a_code_that_passes_its_checks_keeps_a_character_set_off_at_its_end() ->
 
 def test_sorted_lines_restore_purposes_and_clean_codes() -> None:
     inner, codes = sorted_lines([("采可专用章", 0.9), ("~1102290078766", 0.9)])
-    assert (inner, codes) == ([("采购专用章", 0.9)], ["1102290078766"])
+    assert (inner, codes) == ([("采购专用章", 0.9)], [("1102290078766", 0.9)])
 
 
 @pytest.mark.parametrize(

@@ -126,7 +126,8 @@ def _tensors(page: PageReading) -> dict[str, AnyArray]:
             "INNER_TEXTS": strings([text for _, (text, _) in inner]),
             "INNER_SCORES": np.array([score for _, (_, score) in inner], np.float32),
             "INNER_SEALS": np.array([i for i, _ in inner], np.int32),
-            "CODES": strings([code for _, code in codes]),
+            "CODES": strings([text for _, (text, _) in codes]),
+            "CODE_SCORES": np.array([score for _, (_, score) in codes], np.float32),
             "CODE_SEALS": np.array([i for i, _ in codes], np.int32),
         }
     )

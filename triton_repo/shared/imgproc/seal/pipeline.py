@@ -190,4 +190,4 @@ def checked_document(
 
 def _says(seal: SealEvidence, words: Words) -> SealSays:
     reading = seal.reading
-    return SealSays(words.normalized(reading.rim_text), reading.rim_score, tuple(reading.codes))
+    return SealSays(words.normalized(reading.rim_text), reading.rim_score, reading.code_texts)

@@ -321,20 +321,26 @@ class RegionSigns:
 @dataclass(frozen=True)
 class SealReading:
     """The text of one seal (repair's output, then trust's): rim, inner lines and number codes,
-    with confidences; the rim's score is trust's calibrated probability that it reads exactly,
-    with the evidence it rests on; `match`, the seal's best expected name where names are
-    expected and it carries one; `score`, trust's probability that the region is a real seal,
-    from what was read and the region's `signs`."""
+    with confidences (trust's calibrated probabilities once the page is answered); the rim's
+    score is trust's calibrated probability that it reads exactly, with the evidence it rests
+    on; `match`, the seal's best expected name where names are expected and it carries one;
+    `score`, trust's probability that the region is a real seal, from what was read and the
+    region's `signs`."""
 
     region: SealRegion
     rim_text: str
     rim_score: float
     inner: list[Line] = field(default_factory=list)
-    codes: list[str] = field(default_factory=list)
+    codes: list[Line] = field(default_factory=list)
     evidence: RimEvidence | None = None
     match: Match | None = None
     score: float = 1.0  # the probability that the region is a real seal (`trust.region`)
     signs: RegionSigns = field(default_factory=RegionSigns)
+
+    @property
+    def code_texts(self) -> tuple[str, ...]:
+        """The codes as read, without their scores."""
+        return tuple(text for text, _ in self.codes)
 
 
 @dataclass(frozen=True)

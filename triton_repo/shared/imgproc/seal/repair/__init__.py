@@ -74,12 +74,14 @@ def corrected_line(line: Decoded, correct: Correct, params: RepairParams = DEFAU
     return correct(line).text, line.score
 
 
-def sorted_lines(lines: list[Line], params: RepairParams = DEFAULT_REPAIR) -> tuple[list[Line], list[str]]:
+def sorted_lines(lines: list[Line], params: RepairParams = DEFAULT_REPAIR) -> tuple[list[Line], list[Line]]:
     """Sure lines split into inner lines (standard texts restored) and codes (spaces removed; a
-    number line that is no seal's code trimmed to the one it holds, or dropped: `held_code`)."""
+    number line that is no seal's code trimmed to the one it holds, or dropped: `held_code`),
+    each with the confidence it was read with."""
     kept = [(text, score) for text, score in lines if text.strip() and score >= params.min_line_score]
-    numbers = [code_text(text) for text, score in kept if is_code((text, score), params.min_line_score)]
-    codes = [code for code in map(held_code, numbers) if code is not None]
+    numbers = [(text, score) for text, score in kept if is_code((text, score), params.min_line_score)]
+    held = [(held_code(code_text(text)), score) for text, score in numbers]
+    codes = [(code, score) for code, score in held if code is not None]
     inner = [
         (purpose_line(inner_standard(text, params), PURPOSE_LINES, params), score)
         for text, score in kept
