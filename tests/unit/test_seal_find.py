@@ -457,28 +457,3 @@ def test_the_pipeline_white_balances_a_page_once(monkeypatch: pytest.MonkeyPatch
     find_page_seals(dark)
     assert levels == [100.0]
     assert float(white_balanced(dark).mean()) == 200.0
-
-
-PALE_VERMILION = (240, 199, 184)  # a blurred thumbnail seal's ink: hue 8, saturation 60
-PALE_ORANGE = (240, 202, 176)  # a brown emblem's or an orange rosette's ring: hue 12, saturation 68
-
-
-def test_a_pale_orange_red_seal_is_found_in_the_pale_pass_and_an_orange_ring_is_not() -> None:
-    image = page(1400, 600)
-    stamp(image, (350, 300), (150, 150), colour=PALE_VERMILION)
-    stamp(image, (1000, 300), (150, 150), colour=PALE_ORANGE)
-    assert centres(image) == []  # below the vermilion band's floor
-    pale = replace(DEFAULT_FIND, pale=replace(DEFAULT_FIND.pale, enabled=True))
-    assert centres(image, pale) == [pytest.approx((350, 300), abs=4)]
-    # The orange ring passes the lower floor too: only the ink's median hue tells.
-    any_hue = replace(DEFAULT_FIND, pale=replace(pale.pale, max_median_hue=90.0))
-    assert centres(image, any_hue) == [pytest.approx((350, 300), abs=4), pytest.approx((1000, 300), abs=4)]
-
-
-def test_a_pale_ring_cut_in_half_by_the_image_edge_is_not_taken_in_the_pale_pass() -> None:
-    image = page(1000, 600)
-    stamp(image, (500, 0), (150, 150), colour=PALE_VERMILION)
-    pale = replace(DEFAULT_FIND, pale=replace(DEFAULT_FIND.pale, enabled=True))
-    assert centres(image, pale) == []
-    half = replace(pale, pale=replace(pale.pale, min_visible=0.4))
-    assert centres(image, half) == [pytest.approx((500, 0), abs=6)]

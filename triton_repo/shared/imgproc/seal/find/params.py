@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from .balance import DEFAULT_BALANCE, BalanceParams
 from .fringes import DEFAULT_FRINGE, FringeParams
 from .grey import DEFAULT_GREY, GreyParams
-from .pale import DEFAULT_PALE, PaleParams
 from .paper import DEFAULT_PAPER, PaperParams
 from .rules import DEFAULT_RULES, RuleParams
 from .textline import DEFAULT_TEXT_LINE, TextLineParams
@@ -63,9 +62,6 @@ class FindParams:
     # generated mix lost one (seed 3000), at 13 none; invoice pages alone (seeds 3000 and
     # 7000, 30 each) lose 5 of 120 seals at 13.
     max_median_hue: float = 13.0
-    # On a coloured page, pale orange-red seals are sought once more with a lower vermilion
-    # floor, held to stricter checks (see `pale`).
-    pale: PaleParams = DEFAULT_PALE
 
 
 DEFAULT_FIND = FindParams()

@@ -30,7 +30,6 @@ from .balance import white_balanced
 from .blobs import blob_contours, candidates, close_side
 from .fringes import finding_mask
 from .grey import long_lines, toner_mask
-from .pale import pale_ink
 from .paper import paper_mask
 from .params import DEFAULT_FIND, FindParams
 from .rules import rule_pixels
@@ -233,24 +232,6 @@ def _red(region: SealRegion, hsv: Pixels, mask: Mask, params: FindParams) -> boo
     return hue is None or hue <= params.max_median_hue
 
 
-def _pale_seals(
-    hsv: Pixels, ink: InkParams, params: FindParams, fit: FitParams, sheet: Mask | None
-) -> list[SealRegion]:
-    """The seals of the pale pass (`pale`): sought in the red mask with a lower vermilion floor,
-    as ellipses inked almost all round, (nearly) whole on the sheet, of ink red rather than orange."""
-    pale = params.pale
-    mask = finding_mask(hsv, pale_ink(ink, pale), params.fringe)
-    checks = replace(
-        fit,
-        min_ellipse_coverage=pale.min_coverage,
-        min_rect_coverage=np.inf,
-        min_visible_fraction=pale.min_visible,
-    )
-    strict = replace(params, wide_coverage=pale.min_coverage, max_median_hue=pale.max_median_hue)
-    seals = _find_in_mask(mask, strict, checks, sheet)
-    return [r for r in seals if _red(r, hsv, mask, strict)]
-
-
 def find_on_page(
     rgb: Pixels,
     ink: InkParams = DEFAULT_INK,
@@ -268,10 +249,7 @@ def find_on_page(
     sheet = None if paper is None else _working_mask(paper, params)[0]
     mask = finding_mask(hsv, ink, params.fringe)
     found = [r for r in _find_in_mask(mask, params, fit, sheet) if _red(r, hsv, mask, params)]
-    grey_page = is_grey(hsv, ink)
-    if params.pale.enabled and not grey_page:
-        _add_new(found, _pale_seals(hsv, ink, params, fit, sheet), fit.overlap)
-    if params.grey_fallback and grey_page:
+    if params.grey_fallback and is_grey(hsv, ink):
         # A small seal on a black-and-white page is red but barely colours it: keep what the red
         # mask found, and add the grey seals.
         grey, checks = _grey_params(params, fit)
