@@ -62,23 +62,23 @@ class TrustParams:
     # Chinese characters, share of the page, inked share of the inside, share of the ink on the
     # ring, detected rim), fitted on the real tuning parts with every found region a case (254,
     # 210 real: seals, and red print, signs and posters on pages with and without seals), ridge
-    # 0.1 (log loss left out by group 0.154; 1: 0.155, 10: 0.215; without the script and the
-    # signs 0.300).
+    # 0.1 (log loss left out by group 0.150; 1: 0.154, 10: 0.215; fitted on the two-input rim
+    # score before: 0.154, and without the script and the signs then 0.300).
     seal_weights: tuple[float, ...] = (
-        -1.987,
-        1.516,
-        -0.605,
-        0.203,
-        -2.973,
-        1.08,
-        0.452,
-        0.532,
-        -1.515,
-        2.721,
-        -3.427,
-        -4.594,
-        2.638,
-        2.297,
+        -1.891,
+        1.473,
+        1.401,
+        -0.051,
+        -2.834,
+        1.129,
+        -0.248,
+        0.542,
+        -1.684,
+        2.461,
+        -3.253,
+        -4.835,
+        2.779,
+        2.351,
     )
     # An inner line's score, and a rectangular seal's main text's: the probability that it reads
     # exactly, a logistic model of `lines.line_inputs` (intercept first; the logit of the
