@@ -23,11 +23,10 @@ from imgproc.seal.trust.lines import line_inputs, line_score
 
 from evaluation.seal.cases import Region
 from evaluation.seal.dataset import TruthPage, TruthSeal, box_iou
-from evaluation.seal.logistic import fit_logistic, left_out, log_loss, reliability_rows
+from evaluation.seal.logistic import fit_logistic, least_loss_ridge, left_out, log_loss, reliability_rows
 from evaluation.seal.scoring import ELLIPTIC, MATCH_IOU
 from evaluation.text import normalize
 
-RIDGES = (0.1, 1.0, 10.0)  # tried by leaving each group out; the one of least log loss is kept
 LINE_HEADER = "| line score | lines | exact | share exact |"
 
 
@@ -85,8 +84,7 @@ def fit_score(
 ) -> tuple[float, ...]:
     """A score's weights (intercept first), with the ridge that leaves groups out best; the
     left-out log loss of each ridge and of the confidence as read said."""
-    losses = {ridge: log_loss(left_out(x, exact, groups, ridge), exact) for ridge in RIDGES}
-    ridge = min(losses, key=losses.__getitem__)
+    ridge, losses = least_loss_ridge(x, exact, groups)
     w = fit_logistic(x, exact, ridge)
     left = left_out(x, exact, groups, ridge)
     say(f"  each group left out, log loss by ridge {losses} (as read: {log_loss(raw, exact):.3f})")

@@ -20,9 +20,8 @@ from imgproc.seal.trust import DEFAULT_TRUST, TrustParams
 from imgproc.seal.trust.region import has_text, kept, seal_inputs, seal_score
 
 from evaluation.seal.cases import Cases, Region
-from evaluation.seal.logistic import fit_logistic, left_out, log_loss, reliability_rows
+from evaluation.seal.logistic import RIDGES, fit_logistic, left_out, log_loss, reliability_rows
 
-RIDGES = (0.1, 1.0, 10.0)  # tried by leaving each group out; the one of least log loss is kept
 MIN_SCORES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5)  # tried as the least score of a region with text
 REAL_DROPPED = 0.01  # of the real regions (scored left out) at most this share may be left out
 TEXTLESS = DEFAULT_TRUST.textless_seal_score

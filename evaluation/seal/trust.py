@@ -7,22 +7,23 @@ reports them on the held-out part.
     .venv/bin/python -m evaluation.seal.trust --codes --heldout --write docs/seal/trust.md  # codes alone
 
 Every round or oval seal found with a known rim, on the real tuning part and its six
-perturbations, gives its rim's evidence (`trust.evidence`: support, agreement, confidence)
-and whether it reads exactly; a logistic model of exactness on the evidence is fitted there
-(Newton's method) and printed as `TrustParams` fields. Names: each seal's true rim, the same
-with one character changed to a common character (`CHANGED` of them), the same with one
-character inside it left out and with one common character inserted (`CHANGED` of each), and
-other seals' names (`OTHERS`), scored on the seal's frames (`trust.evidence.support`); the name
-threshold is the support that at most `CHANGED_FOUND` of the changed names reach there, for the
-served `TrustParams.name_sure` (the fit prints the others of `SURE_TRIED` beside it). With `--heldout`, the
-scores the served configuration gives (fitted values pasted in) are reported on the held-out
-part, never tuned on: the reliability table (score band, rims, share exact) and the share of
-true, changed and other names found, as totals only. Seals whose rim is the invoice
-supervision seal's standard text (`STANDARD_RIMS`) are counted in the rims but not among the
-names: nobody verifies a supervision seal by name, and its rim is restored, not read. The seal
-score (`evaluation.seal.regions`: every found region, real or not) and the scores of lines read
-straight (`evaluation.seal.lines`: inner lines, rectangles' main texts) are fitted and reported
-beside them.
+perturbations, gives its rim's evidence (`trust.evidence.score_inputs`: agreement, length,
+ending, standard text, words, support) and whether it reads exactly; a logistic model of
+exactness on the evidence is fitted there (Newton's method, the ridge that leaves groups out
+best), with what each input is worth, and printed as `TrustParams` fields. Names: each seal's
+true rim, the same with one character changed to a common character (`CHANGED` of them), the
+same with one character inside it left out and with one common character inserted (`CHANGED` of
+each), and other seals' names (`OTHERS`), scored on the seal's frames
+(`trust.evidence.support`); the name threshold is the support that at most `CHANGED_FOUND` of
+the changed names reach there, for the served `TrustParams.name_sure` (the fit prints the
+others of `SURE_TRIED` beside it). With `--heldout`, the scores the served configuration gives
+(fitted values pasted in) are reported on the held-out part, never tuned on: the reliability
+table (score band, rims, share exact) and the share of true, changed and other names found, as
+totals only. Seals whose rim is the invoice supervision seal's standard text (`STANDARD_RIMS`)
+are counted in the rims but not among the names: nobody verifies a supervision seal by name,
+and its rim is restored, not read. The seal score (`evaluation.seal.regions`: every found
+region, real or not) and the scores of lines read straight (`evaluation.seal.lines`: inner
+lines, rectangles' main texts) are fitted and reported beside them.
 """
 
 from __future__ import annotations
@@ -38,11 +39,10 @@ from typing import Any
 import numpy as np
 from imgproc.arrays import Floats
 from imgproc.seal.config import SealConfig
-from imgproc.seal.repair.standard import STANDARD_RIMS
 from imgproc.seal.trust import TrustParams
 from imgproc.seal.trust.evidence import rim_score, score_inputs, support
 from imgproc.seal.trust.verify import name_score
-from imgproc.seal.words import Words
+from imgproc.seal.words import STANDARD_RIMS, Words
 
 from evaluation.seal.cases import Case, Cases, cached, read_cases
 from evaluation.seal.codes import code_report, code_scored, codes_alone, fit_codes
@@ -54,6 +54,7 @@ from evaluation.seal.logistic import (
     MEANINGS,
     MEANINGS_PART,
     fit_logistic,
+    least_loss_ridge,
     left_out,
     log_loss,
     reliability_rows,
@@ -64,10 +65,8 @@ from evaluation.seal.regions import fit_regions, region_report, region_scored
 from evaluation.seal.scoring import wilson_interval
 
 CHANGED, OTHERS = 4, 4  # names scored per seal besides its own
-# The logistic model's ridge: chosen by leaving one seal (all its perturbations) out at a time
-# on the tuning part (0.1 / 1 / 3: log loss 0.50 / 0.46 / 0.45, rims scored 0.9 or more 98 /
-# 72 / 45 of 169, of them exact 0.959 / 0.986 / 0.978): the coverage of 1 at its precision.
-RIDGE = 1.0
+# `trust.evidence.score_inputs`, in order: named where the fit says what each is worth.
+RIM_INPUTS = ("agreement", "log length", "ends as a name", "standard rim", "words cover", "support")
 CHANGED_FOUND = 0.01  # of the changed names at most this share may reach the threshold (tuning part)
 RIM_HEADER = "| rim score | rims | exact | share exact |"
 SEED = 0  # of the changed names' draws
@@ -132,11 +131,13 @@ def features(cases: Sequence[Case]) -> Floats:
     return np.array(rows, np.float64)
 
 
-def left_out_scores(cases: Sequence[Case]) -> Floats:
-    """Each case's score from a model fitted without its group (a corpus repository, or a
-    seals-dev seal with all its perturbations): what the model says of a seal it has not seen."""
-    exact = np.array([c.exact for c in cases], np.float64)
-    return left_out(features(cases), exact, [c.group for c in cases], RIDGE)
+def inputs_dropped(x: Floats, exact: Floats, groups: list[str], ridge: float) -> str:
+    """The left-out log loss without each input in turn (`RIM_INPUTS`): what each one is worth."""
+    losses = []
+    for i, name in enumerate(RIM_INPUTS):
+        kept = np.delete(x, i, axis=1)
+        losses.append(f"{name} {log_loss(left_out(kept, exact, groups, ridge), exact):.3f}")
+    return ", ".join(losses)
 
 
 def _changed(name: str, common: Sequence[str], rng: random.Random) -> str:
@@ -297,12 +298,15 @@ def fit(reader: InProcessSeal, cache: Path | None = None) -> tuple[SealConfig, C
     tuning = cached(lambda: tuning_cases(reader), cache)
     cases = tuning.rims
     exact = np.array([c.exact for c in cases], np.float64)
-    w = fit_logistic(features(cases), exact, RIDGE)
+    x, groups = features(cases), [c.group for c in cases]
+    ridge, losses = least_loss_ridge(x, exact, groups)
+    w = fit_logistic(x, exact, ridge)
     names, threshold = name_threshold(cases, reader.words, reader.config.trust.name_sure)
     _say(f"tuning part and perturbations: {len(cases)} rims, {int(exact.sum())} exact")
-    weights = zip(("intercept", "agreement_weight", "length_weight"), w, strict=True)
-    _say("  " + " ".join(f"{name}={value:.3f}" for name, value in weights))
-    scores = left_out_scores(cases)
+    _say(f"  rim_weights=({', '.join(f'{value:.3f}' for value in w)})  # ridge {ridge}")
+    _say(f"  each group left out, log loss by ridge { ({r: round(loss, 3) for r, loss in losses.items()}) }")
+    _say(f"  each input taken out in turn, log loss: {inputs_dropped(x, exact, groups, ridge)}")
+    scores = left_out(x, exact, groups, ridge)
     loss = log_loss(scores, exact)
     sure = scores >= 0.9
     _say(
@@ -317,9 +321,7 @@ def fit(reader: InProcessSeal, cache: Path | None = None) -> tuple[SealConfig, C
     regions = fit_regions(tuning.regions, tuning.empty_pages, _say)
     fitted = replace(
         params,
-        intercept=float(w[0]),
-        agreement_weight=float(w[1]),
-        length_weight=float(w[2]),
+        rim_weights=tuple(float(value) for value in w),
         name_support=threshold,
         seal_weights=regions.weights,
         min_seal_score=regions.min_seal_score,

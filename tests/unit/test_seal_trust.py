@@ -4,15 +4,27 @@ names their Viterbi changes no verdict."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
-from imgproc.seal.records import Line, Readings, RimSource, SealEvidence, SealReading, SealRegion, Shape
+from imgproc.seal.records import (
+    Line,
+    Readings,
+    RimEvidence,
+    RimSource,
+    SealEvidence,
+    SealReading,
+    SealRegion,
+    Shape,
+)
 from imgproc.seal.trust import DEFAULT_TRUST, page_reading, trusted
-from imgproc.seal.trust.evidence import bound, char_table, rim_evidence, rim_score, support
+from imgproc.seal.trust.evidence import bound, char_table, rim_evidence, rim_score, score_inputs, support
 from imgproc.seal.trust.verify import name_score
-from imgproc.seal.words import NO_WORDS
+from imgproc.seal.words import NO_WORDS, Words
 from imgproc.text import Decoded
-from imgproc.text.ctc import top_frames
+from imgproc.text.ctc import FLOOR, top_frames
+from imgproc.text.lexicon import Lexicon
 
 CHARSET = ("blank", *"上海星辰科技有限公司北京", "（", "(")
 INDEX = {char: i for i, char in enumerate(CHARSET)}
@@ -46,11 +58,41 @@ def seal(text: str, sources: tuple[RimSource, ...], score: float = 0.9) -> SealE
 
 def test_a_rim_its_frames_read_has_full_support_and_every_source_agrees() -> None:
     sources = (frames_reading("上海星辰科技有限公司"), frames_reading("上海星辰科技有限公司"))
-    evidence = rim_evidence("上海星辰科技有限公司", 0.95, sources, 0, NO_WORDS.forms)
+    evidence = rim_evidence("上海星辰科技有限公司", 0.95, sources, 0, NO_WORDS)
     assert evidence.support == pytest.approx(0.0, abs=1e-9) and evidence.agreement == 1.0
-    changed = rim_evidence("上海星辰北京有限公司", 0.95, sources, 0, NO_WORDS.forms)
+    changed = rim_evidence("上海星辰北京有限公司", 0.95, sources, 0, NO_WORDS)
     assert changed.support < -20 and changed.agreement == 0.0
     assert rim_score(changed) < rim_score(evidence)
+
+
+def test_a_rims_evidence_says_how_it_ends_whether_it_is_standard_and_how_much_words_cover() -> None:
+    words = Words(lexicon=Lexicon.of(["上海", "星辰", "科技", "有限公司", "全国", "统一", "发票"]))
+    sources = (frames_reading("上海星辰科技有限公司"), frames_reading("星辰科技"))
+    whole = rim_evidence("上海星辰科技有限公司", 0.95, sources, 0, words)
+    inside = rim_evidence("星辰科技", 0.95, sources, 0, words)
+    misread = rim_evidence("上海星辰北京有限公司", 0.95, sources, 0, words)
+    standard = rim_evidence("全国统一发票监制章", 0.95, (), 0, words)  # restored: no frames read it
+    assert (whole.named, whole.standard, whole.worded) == (True, False, 1.0)
+    assert (inside.named, inside.standard, inside.worded) == (False, False, 1.0)
+    assert (misread.named, misread.worded) == (True, 0.8)  # 北京 is no word of this list
+    assert (standard.named, standard.standard, standard.worded) == (True, True, 6 / 9)
+    assert score_inputs(whole)[2:] == (1.0, 0.0, 1.0, pytest.approx(0.0, abs=1e-9))
+    # A support below a character no recogniser saw says no more (an empty text's is -inf).
+    assert score_inputs(misread)[5] == score_inputs(standard)[5] == pytest.approx(np.log(FLOOR))
+
+
+def test_served_rim_scores_rise_with_each_sign_of_a_right_reading() -> None:
+    plain = RimEvidence(-3.0, 0.5, 0.9, 6, worded=0.5)
+    signs = (
+        {"agreement": 1.0},
+        {"length": 10},
+        {"named": True},
+        {"standard": True},
+        {"worded": 1.0},
+        {"support": 0.0},
+    )
+    for sign in signs:
+        assert rim_score(replace(plain, **sign)) > rim_score(plain), sign
 
 
 def test_a_misread_character_still_supports_the_true_name_and_a_changed_one_not() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from imgproc.text import Decoded
 from imgproc.text.edit import aligned_pairs
-from imgproc.text.lexicon import Lexicon, correct, load_lexicon, load_variants
+from imgproc.text.lexicon import Lexicon, correct, load_lexicon, load_variants, word_share
 
 WORDS = Lexicon.of(["档案馆", "档案", "菜馆", "重庆", "有限公司", "公司", "晨光", "南宁"])
 
@@ -111,3 +111,11 @@ def test_a_traditional_character_is_simplified_only_where_that_forms_a_word(tmp_
     words = Lexicon.of(["销售", "有限公司"])
     assert correct(read((("銷", 0.9),), (("售", 0.95),)), words, 3.0, variants).text == "销售"
     assert correct(read((("門", 0.9),), (("市", 0.95),)), words, 3.0, variants).text == "門市"
+
+
+def test_the_share_of_a_text_that_words_cover_takes_the_best_words_side_by_side() -> None:
+    words = Lexicon.of(["西安", "西安市", "安市", "灞桥", "灞桥区", "市场"])
+    assert word_share("西安市灞桥区", words) == 1.0
+    assert word_share("西安市溪桥区", words) == 0.5  # 西安市; 溪桥 is no word, 区 alone none
+    assert word_share("西安市场", words) == 1.0  # 西安 and 市场, not 西安市 and a lone 场
+    assert word_share("溪", words) == word_share("", words) == 0.0

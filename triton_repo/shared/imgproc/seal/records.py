@@ -276,13 +276,18 @@ class Readings:
 class RimEvidence:
     """What a rim's reading rests on (trust's input to its score): its support (the log of how
     well its frames read it against their own best reading, at most 0), the share of its
-    group's sources that agree with it, the mean probability of its characters as read, and
-    its length in characters."""
+    group's sources that agree with it, the mean probability of its characters as read, its
+    length in characters, whether it ends as an organisation's name does (`words.RIM_ENDINGS`),
+    whether it is a standard rim (`words.STANDARD_RIMS`) and the share of its characters that
+    the word list's words cover (`words.Words.word_share`)."""
 
     support: float
     agreement: float
     confidence: float
     length: int
+    named: bool = False
+    standard: bool = False
+    worded: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,22 @@ class _Slot:
     own: str = ""  # the character the line read here (none in a gap)
 
 
+EMPTY_LEXICON = Lexicon(frozenset(), frozenset())
+
+
+def word_share(text: str, lexicon: Lexicon) -> float:
+    """The largest share of `text`'s characters that dictionary words cover, side by side (0
+    for an empty text): a name is made of words, a misread one less so (西安市溪桥区 for 灞桥区)."""
+    longest = max(WORD_LENGTHS)
+    covered = [0] * (len(text) + 1)  # the most characters words cover in text[:i]
+    for end in range(1, len(text) + 1):
+        covered[end] = covered[end - 1]
+        for start in range(max(0, end - longest), end - 1):
+            if text[start:end] in lexicon.words:
+                covered[end] = max(covered[end], covered[start] + end - start)
+    return covered[-1] / len(text) if text else 0.0
+
+
 # One chosen character: the character, its probability, its step and its alternatives.
 Choice = tuple[str, float, int, tuple[Alternative, ...]]
 

@@ -18,13 +18,12 @@ from imgproc.text import Decoded
 
 from ..codes import checked_code, code_options, code_text, held_code, is_code
 from ..records import Line, Readings, SealReading, SealRegion, Shape
-from ..words import Correct, as_read
+from ..words import STANDARD_RIMS, Correct, as_read
 from .ends import trim_rim_ends, without_inner_marks
 from .names import fix_legal_form, started_after_legal_form, without_unsure_tail
 from .params import DEFAULT_REPAIR, RepairParams
 from .standard import (
     PURPOSE_LINES,
-    STANDARD_RIMS,
     inner_standard,
     may_be_supervision,
     purpose_line,

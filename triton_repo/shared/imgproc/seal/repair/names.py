@@ -14,16 +14,9 @@ from imgproc.text import Decoded
 from imgproc.text.edit import levenshtein
 from imgproc.text.lexicon import is_chinese
 
+from ..words import AFTER_LEGAL_FORM, LEGAL_FORMS, RIM_ENDINGS
 from .params import DEFAULT_REPAIR, RepairParams
 
-LEGAL_FORMS = ("股份有限公司", "有限责任公司", "有限公司")
-# What may follow a legal form on a rim: a branch or office of the company (XX有限公司上海分公司)
-# or a department's name, which end in one of these. Anything else after a legal form is the
-# start of the name, read after its end (the rim was opened at the wrong place).
-AFTER_LEGAL_FORM = tuple("公司 厂 店 部 处 中心 所 站 室 行 社 院 馆 队 组 会 章".split())
-# What a rim's name ends in: its legal form, a branch or department, or the kind of body it
-# names (a bureau, a university).
-RIM_ENDINGS = (*LEGAL_FORMS, *AFTER_LEGAL_FORM, "局", "大学")
 LEGAL_FORM_CORE = "有限"  # what a cut-short legal form must still show to be completed
 
 

@@ -38,7 +38,7 @@ class RepairParams:
     # its characters to look-alikes the recogniser gave at least `code_floor` (`codes`).
     code_changes: int = 2
     code_floor: float = 0.02
-    # At most `tail_chars` characters after a rim ending (`names.RIM_ENDINGS`), each read with
+    # At most `tail_chars` characters after a rim ending (`words.RIM_ENDINGS`), each read with
     # less than `tail_prob`, are cut once the word list has chosen the characters: the strip runs
     # on past the rim's end into print in the gap (加油站事由 at 0.49 and 0.50), and the word
     # list may complete a word there with a character offered past the end (大学业, 业 at 0.2).
@@ -52,7 +52,7 @@ class RepairParams:
     # this many characters follow the form (fewer are a stray mark: 有限公司一).
     min_wrapped: int = 2
     # A reading that holds at least `standard_shared` of a standard rim's characters in order
-    # (`standard.STANDARD_RIMS`), and is at most `standard_longer` times its length, is that
+    # (`words.STANDARD_RIMS`), and is at most `standard_longer` times its length, is that
     # text: the invoice's title is printed over the supervision seal and hides some of them.
     standard_shared: float = 0.55
     standard_longer: float = 1.5

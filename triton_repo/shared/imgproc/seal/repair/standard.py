@@ -14,9 +14,9 @@ from imgproc.text.edit import levenshtein
 from imgproc.text.lexicon import is_chinese
 
 from ..records import Line, Shape
+from ..words import STANDARD_RIMS
 from .params import DEFAULT_REPAIR, RepairParams
 
-STANDARD_RIMS = ("全国统一发票监制章",)
 # Inner lines: the supervision seal's, and the purpose line of every invoice seal.
 STANDARD_LINES = ("国家税务总局监制", "国家税务总局", "发票专用章")
 # The purposes a company's special seals (专用章) are made for, as registered with the police.

@@ -2,11 +2,11 @@
 answer with scores that mean what they say out.
 
 A rim's score becomes the probability that it reads exactly, from the evidence its reading
-rests on (`evidence`: how well the frames support the text, how many sources agree, how surely
-it was read), by a logistic model fitted on the real tuning part (`python -m
-evaluation.seal.trust`). Names the caller expects are checked against every seal's frames
-(`verify`): a name is found where the frames support it, even where the reading went wrong on
-a faded character. `TrustParams` holds every threshold.
+rests on (`evidence`: how well the frames support the text, how many sources agree, whether it
+reads as a name does: its ending, its words, a standard text), by a logistic model fitted on
+the real tuning part (`python -m evaluation.seal.trust`). Names the caller expects are checked
+against every seal's frames (`verify`): a name is found where the frames support it, even where
+the reading went wrong on a faded character. `TrustParams` holds every threshold.
 """
 
 from __future__ import annotations
@@ -47,9 +47,7 @@ def trusted(
         reading = replace(reading, signs=signs)
     if reading.region.is_elliptic and readings.rim is not None:
         text = words.normalized(reading.rim_text)
-        evidence = rim_evidence(
-            text, reading.rim_score, readings.sources, readings.group, words.forms, params
-        )
+        evidence = rim_evidence(text, reading.rim_score, readings.sources, readings.group, words, params)
         reading = replace(reading, rim_score=rim_score(evidence, params), evidence=evidence)
     return SealEvidence(replace(reading, score=seal_score(reading, params)), readings.sources)
 

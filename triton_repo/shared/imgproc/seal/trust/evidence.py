@@ -10,16 +10,20 @@ has support 0; one a repair made up (a standard text under an invoice's title) f
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from imgproc.arrays import Floats
-from imgproc.text.ctc import NEG_INF, Forms, excess, rotations_spotted
+from imgproc.text.ctc import FLOOR, NEG_INF, Forms, excess, rotations_spotted
 
 from ..records import RimEvidence, RimSource
+from ..words import RIM_ENDINGS, STANDARD_RIMS, Words
 from .params import DEFAULT_TRUST, TrustParams
+
+LEAST_SUPPORT = math.log(FLOOR)  # a rim's support as an input to its score: no lower than this
 
 
 @dataclass(frozen=True, eq=False)
@@ -86,16 +90,17 @@ def rim_evidence(
     confidence: float,
     sources: Sequence[RimSource],
     group: int,
-    forms: Forms,
+    words: Words,
     params: TrustParams = DEFAULT_TRUST,
 ) -> RimEvidence:
     """The evidence for a rim read as `text` (normalized) with `confidence`, from its sources."""
+    named, standard, worded = text.endswith(RIM_ENDINGS), text in STANDARD_RIMS, words.word_share(text)
     if not text or not sources:
-        return RimEvidence(NEG_INF, 0.0, confidence, len(text))
-    spotted = support(text, sources, forms)
+        return RimEvidence(NEG_INF, 0.0, confidence, len(text), named, standard, worded)
+    spotted = support(text, sources, words.forms)
     own = spotted[[source.group == group for source in sources]]
     agreement = float(np.mean(own >= -params.agree_cost)) if own.size else 0.0
-    return RimEvidence(float(spotted.max()), agreement, confidence, len(text))
+    return RimEvidence(float(spotted.max()), agreement, confidence, len(text), named, standard, worded)
 
 
 def sigmoid(value: float) -> float:
@@ -106,15 +111,28 @@ def sigmoid(value: float) -> float:
     return odds / (1.0 + odds)
 
 
-def score_inputs(evidence: RimEvidence) -> tuple[float, float]:
+def score_inputs(evidence: RimEvidence) -> tuple[float, ...]:
     """What the rim's score is a logistic function of: the share of its sources that agree,
-    and the log of its length (a two- or three-character rim is most often a longer one with
-    characters lost at its ends)."""
-    return evidence.agreement, float(np.log(max(evidence.length, 1)))
+    the log of its length (a two- or three-character rim is most often a longer one with
+    characters lost at its ends), whether it ends as an organisation's name does (a rim read
+    from inside its name, or past its end, does not: 华大 of 清华大学), whether it is a standard
+    rim (restored where the invoice's title hid it: its frames agree little with a text they
+    were not read as, and it is nearly always right), the share of its characters that
+    dictionary words cover (a misread name breaks its words), and its support, taken no lower
+    than a character no recogniser saw (`ctc.FLOOR`; a text the frames read costs nothing)."""
+    return (
+        evidence.agreement,
+        float(np.log(max(evidence.length, 1))),
+        float(evidence.named),
+        float(evidence.standard),
+        evidence.worded,
+        max(evidence.support, LEAST_SUPPORT),
+    )
 
 
 def rim_score(evidence: RimEvidence, params: TrustParams = DEFAULT_TRUST) -> float:
     """The probability that a rim reads exactly, from its evidence (a logistic model fitted on
-    the real tuning part: `TrustParams`)."""
-    agreement, log_length = score_inputs(evidence)
-    return sigmoid(params.intercept + params.agreement_weight * agreement + params.length_weight * log_length)
+    the real tuning part: `TrustParams.rim_weights`)."""
+    intercept, *weights = params.rim_weights
+    inputs = score_inputs(evidence)
+    return sigmoid(intercept + sum(w * x for w, x in zip(weights, inputs, strict=True)))
