@@ -60,8 +60,8 @@ class SealParty(BaseModel):
 # by the document's kind, with what it means.
 VERDICTS = {
     "seller_sealed": "invoice: the seller's seal is on it and says the printed seller",
-    "seller_seal_mismatch": "invoice: a seal that is not the seller's, read surely or carrying another "
-    "true tax ID",
+    "seller_seal_mismatch": "invoice: a seal that is not the seller's: read surely, carrying another "
+    "true tax ID, or its frames giving the seller's name next to nothing",
     "seller_seal_unread": "invoice: a seal that does not read as the seller's, but was read too unsurely "
     "to call it another's (look at it)",
     "seller_unsealed": "invoice: no seal is the seller's, and none is a stranger's (only the form's "

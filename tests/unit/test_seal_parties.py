@@ -208,6 +208,13 @@ def test_a_seal_read_unsurely_is_not_called_anothers() -> None:
     assert document.verdict == "seller_seal_mismatch"
 
 
+def test_a_seal_misread_in_a_character_is_anothers_where_the_sellers_name_is_absent() -> None:
+    # Its rim is not exact (万发 for 万丰: 0.05), yet its frames give the seller's name nothing.
+    rim = "杭州萧山宁东万发加油站有限公司"
+    assert check("invoice", [SELLER, BUYER], [[1e-6, 0.0]], [rim], sure=0.05)[0] == "seller_seal_mismatch"
+    assert check("invoice", [SELLER, BUYER], [[0.005, 0.0]], [rim], sure=0.05)[0] == "seller_seal_unread"
+
+
 def test_a_contracts_verdict_says_which_parties_have_sealed() -> None:
     a = Party("party_a", "上海明佳机械有限公司", (0, 0, 1, 1), "label")
     b = Party("party_b", "上海月之恒网络科技有限公司", (0, 0, 1, 1), "label")

@@ -71,7 +71,7 @@ def document_check(
     """Each seal (at `boxes`, page pixels) linked to the party it is (`name_scores[seal][party]`:
     its frames' support for the party's name, scored as an expected name is; linked from
     `found_score`), and the page's verdict."""
-    links = []
+    links, chances = [], []
     for scores, seal, box in zip(name_scores, seals, boxes, strict=True):
         under = [under_seal(party.box, [box]) for party in parties]
         probabilities, full = party_scores(scores, seal, parties, found_score, params, under)
@@ -80,5 +80,6 @@ def document_check(
         form = SUPERVISION in seal.rim  # the form's own seal: its inner line is printed as a party
         link = None if form else linked(probabilities, full, parties, box, found_score, params)
         links.append(link)
-    word, reasons = verdict(kind, parties, links, seals, params)
+        chances.append(probabilities)
+    word, reasons = verdict(kind, parties, links, seals, chances, params)
     return DocumentCheck(kind, list(parties), links, word, reasons)

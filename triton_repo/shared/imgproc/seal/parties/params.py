@@ -109,6 +109,13 @@ class PartiesParams:
     # this; else it may be the seller's seal misread (seller_seal_unread). On the tuning part
     # the seller's own seal was read 酒吧崇川区 at 0.36.
     sure_rim: float = 0.5
+    # ...or where the seller's name is as good as absent from its frames: the probability that
+    # the seal is the seller's (its name scored on the seal as an expected name is, `link.
+    # party_scores`) under this. The rim score says whether a rim reads exactly, not whether it
+    # is another's: a seal of another seller read with a character wrong (万发 for 万丰) is not
+    # exact, yet plainly not the seller's. Under the tuning part's one seller's seal left
+    # unlinked (崇川区梦回酒吧's, read 酒吧崇川区 at 0.09), whose seller's name scores 0.0073.
+    not_seller: float = 0.001
 
 
 DEFAULT_PARTIES = PartiesParams()

@@ -35,16 +35,23 @@ def _seal_name(rim: str) -> str:
     return f'"{rim}"' if rim else "an unread rim"
 
 
-def _is_anothers(seal: SealSays, seller: Party, params: PartiesParams) -> bool:
+def _is_anothers(seal: SealSays, seller: Party, chance: float, params: PartiesParams) -> bool:
     """Whether a seal that is not the seller's is surely someone else's: its rim read surely,
-    or a tax ID of its own that differs from the seller's."""
-    return seal.rim_score >= params.sure_rim or tax_id_agrees(seller.tax_id, seal.codes) is False
+    a tax ID of its own that differs from the seller's, or the seller's name as good as absent
+    from its frames (`chance`, the probability that the seal is the seller's, under
+    `not_seller`): a rim misread in a character or two is not exact, yet says another name."""
+    return (
+        seal.rim_score >= params.sure_rim
+        or tax_id_agrees(seller.tax_id, seal.codes) is False
+        or chance < params.not_seller
+    )
 
 
 def invoice_verdict(
     parties: Sequence[Party],
     links: Sequence[PartyLink | None],
     seals: Sequence[SealSays],
+    chances: Sequence[Sequence[float]],
     params: PartiesParams = DEFAULT_PARTIES,
 ) -> tuple[Verdict, list[str]]:
     """seller_sealed; seller_seal_mismatch (a seal that is not the seller's, read surely);
@@ -61,7 +68,7 @@ def invoice_verdict(
                 f"seal {j} ({_seal_name(seals[j].rim)}) is the seller {name}'s ({link.score:.2f})"
             ]
     others = [j for j, link in enumerate(links) if link is None and SUPERVISION not in seals[j].rim]
-    sure = [j for j in others if _is_anothers(seals[j], parties[seller], params)]
+    sure = [j for j in others if _is_anothers(seals[j], parties[seller], chances[j][seller], params)]
     if sure:
         return "seller_seal_mismatch", [
             f"seal {j} ({_seal_name(seals[j].rim)}) is not the seller {name}'s" for j in sure
@@ -69,7 +76,7 @@ def invoice_verdict(
     if others:
         return "seller_seal_unread", [
             f"seal {j} ({_seal_name(seals[j].rim)}) was read too unsurely to tell whether it is the "
-            f"seller {name}'s ({seals[j].rim_score:.2f})"
+            f"seller {name}'s (rim {seals[j].rim_score:.2f}, the seller's {chances[j][seller]:.2g})"
             for j in others
         ]
     return "seller_unsealed", [f"no seal on the page is the seller {name}'s"]
@@ -110,11 +117,13 @@ def verdict(
     parties: Sequence[Party],
     links: Sequence[PartyLink | None],
     seals: Sequence[SealSays],
+    chances: Sequence[Sequence[float]],
     params: PartiesParams = DEFAULT_PARTIES,
 ) -> tuple[Verdict, list[str]]:
-    """The page's verdict and its reasons, by its kind."""
+    """The page's verdict and its reasons, by its kind (`chances[seal][party]`: the probability
+    that the seal is the party's, `link.party_scores`)."""
     if kind == "invoice":
-        return invoice_verdict(parties, links, seals, params)
+        return invoice_verdict(parties, links, seals, chances, params)
     if kind == "contract":
         return contract_verdict(parties, links)
     return named_verdict(parties, links)
