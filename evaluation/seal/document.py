@@ -38,6 +38,7 @@ from typing import Any
 from imgproc.seal.config import SealConfig
 from imgproc.seal.pipeline import checked_page
 from imgproc.seal.records import Box, PageReading, Party
+from imgproc.seal.trust.params import NAME_FIELDS
 from imgproc.seal.words import Words
 
 from evaluation.seal.corpus import CorpusMissing, corpus_pages
@@ -160,9 +161,15 @@ def owned_pages(part: str) -> list[TruthPage]:
 
 def cache_keys(image: bytes, config: SealConfig) -> tuple[str, str]:
     """A page's names in the cache: its seals' (its bytes and the reader's configuration but
-    the parties': tuning the party rules reads no page again) and its lines' (its bytes and
-    what seal ink is taken out before they are read)."""
-    reader = [getattr(config, part.name) for part in fields(config) if part.name != "parties"]
+    the parties' and the name scores' (`NAME_FIELDS`): tuning the party rules or refitting
+    the name threshold reads no page again) and its lines' (its bytes and what seal ink is
+    taken out before they are read)."""
+    trust = {name: value for name, value in vars(config.trust).items() if name not in NAME_FIELDS}
+    reader = [
+        trust if part.name == "trust" else getattr(config, part.name)
+        for part in fields(config)
+        if part.name != "parties"
+    ]
     seals = hashlib.sha256(image + repr(reader).encode()).hexdigest()[:32]
     ink = (config.ink, config.parties.ink_out_saturation)
     lines = hashlib.sha256(image + f"lines without {ink!r}".encode()).hexdigest()[:32]

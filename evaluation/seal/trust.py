@@ -40,7 +40,7 @@ import numpy as np
 from imgproc.arrays import Floats
 from imgproc.seal.config import SealConfig
 from imgproc.seal.trust import TrustParams
-from imgproc.seal.trust.evidence import rim_score, score_inputs, support
+from imgproc.seal.trust.evidence import char_table, costliest, rim_score, score_inputs, table_support
 from imgproc.seal.trust.verify import name_score
 from imgproc.seal.words import STANDARD_RIMS, Words
 
@@ -72,6 +72,9 @@ RIM_HEADER = "| rim score | rims | exact | share exact |"
 SEED = 0  # of the changed names' draws
 # `TrustParams.name_sure` values whose name thresholds and rates the fit prints beside the served one's.
 SURE_TRIED: tuple[float | None, ...] = (None, 0.1, 0.3, 0.5, 0.9)
+# `TrustParams.name_worst` values the fit chooses among (1: the support as it is).
+NAME_WORST_TRIED: tuple[float, ...] = (1.0, 1.5, 2.0, 3.0)
+NAME_KINDS = ("true", "changed", "dropped", "inserted", "other")  # `NameScores`' fields, in order
 
 
 def _say(line: str) -> None:
@@ -172,57 +175,111 @@ def common_characters(count: int = 3000) -> list[str]:
 @dataclass(frozen=True)
 class NameScores:
     """Supports of true, changed, dropped (one character inside left out), inserted and other
-    names over the cases that carry a name."""
+    names over the cases that carry a name, and the groups of the true and changed names."""
 
     true: Floats
     changed: Floats
     dropped: Floats
     inserted: Floats
     others: Floats
+    true_groups: tuple[str, ...] = ()
+    changed_groups: tuple[str, ...] = ()
 
     def line(self, threshold: float) -> str:
         """The share of each kind at `threshold` or more."""
-        kinds = ("true", "changed", "dropped", "inserted", "other")
         values = (self.true, self.changed, self.dropped, self.inserted, self.others)
-        return ", ".join(f"{k} {np.mean(v >= threshold):.3f}" for k, v in zip(kinds, values, strict=True))
+        shares = (np.mean(v >= threshold) for v in values)
+        return ", ".join(f"{k} {share:.3f}" for k, share in zip(NAME_KINDS, shares, strict=True))
+
+    def left_out(self) -> int:
+        """The true names found with each group left out: at the support at most `CHANGED_FOUND`
+        of the other groups' changed names reach."""
+        changed_groups = np.array(self.changed_groups)
+        found = 0
+        for group in set(self.true_groups):
+            level = np.quantile(self.changed[changed_groups != group], 1.0 - CHANGED_FOUND)
+            found += sum(
+                support >= level for support, g in zip(self.true, self.true_groups, strict=True) if g == group
+            )
+        return int(found)
 
 
 def name_supports(
-    cases: Sequence[Case], words: Words, common: Sequence[str], sure: float | None
-) -> NameScores:
+    cases: Sequence[Case], words: Words, common: Sequence[str], sure: float | None, worsts: Sequence[float]
+) -> dict[float, NameScores]:
     """Each named case's support for its true name, changed, dropped and inserted names and
-    other seals' names (`sure`: `TrustParams.name_sure`)."""
+    other seals' names (`sure`: `TrustParams.name_sure`), for each of `worsts` (`name_worst`)."""
     rng = random.Random(SEED)
     named = [c for c in cases if c.truth not in STANDARD_RIMS]
     names = sorted({words.normalized(c.truth) for c in named})
-    true, changed, dropped, inserted, others = [], [], [], [], []
+    kinds: dict[str, list[tuple[Floats, Floats]]] = {kind: [] for kind in NAME_KINDS}
+    true_groups, changed_groups = [], []
     for case in named:
         name = words.normalized(case.truth)
 
-        def best(text: str, case: Case = case) -> float:
-            return float(support(text, case.seal.sources, words.forms, sure).max())
+        def best(kind: str, text: str, case: Case = case) -> None:
+            table = char_table(case.seal.sources, [text], words.forms, sure)
+            if set(worsts) == {1.0}:  # the costliest character is not needed: no Viterbi for it
+                spotted = table_support(table, text)
+                kinds[kind].append((spotted, np.zeros_like(spotted)))
+            else:
+                kinds[kind].append(costliest(table, text))
 
-        true.append(best(name))
-        changed += [best(_changed(name, common, rng)) for _ in range(CHANGED)]
+        best("true", name)
+        true_groups.append(case.group)
+        for _ in range(CHANGED):
+            best("changed", _changed(name, common, rng))
+            changed_groups.append(case.group)
         if len(name) >= 3:
-            dropped += [best(_dropped(name, rng)) for _ in range(CHANGED)]
-        inserted += [best(_inserted(name, common, rng)) for _ in range(CHANGED)]
+            for _ in range(CHANGED):
+                best("dropped", _dropped(name, rng))
+        for _ in range(CHANGED):
+            best("inserted", _inserted(name, common, rng))
         pool = [n for n in names if n != name]
-        others += [best(n) for n in rng.sample(pool, min(OTHERS, len(pool)))]
-    return NameScores(*(np.array(v) for v in (true, changed, dropped, inserted, others)))
+        for other in rng.sample(pool, min(OTHERS, len(pool))):
+            best("other", other)
+
+    def weighted(kind: str, worst: float) -> Floats:
+        return np.array([(total + (worst - 1.0) * cost).max(initial=-np.inf) for total, cost in kinds[kind]])
+
+    return {
+        worst: NameScores(
+            true=weighted("true", worst),
+            changed=weighted("changed", worst),
+            dropped=weighted("dropped", worst),
+            inserted=weighted("inserted", worst),
+            others=weighted("other", worst),
+            true_groups=tuple(true_groups),
+            changed_groups=tuple(changed_groups),
+        )
+        for worst in worsts
+    }
 
 
-def name_threshold(cases: Sequence[Case], words: Words, served: float | None) -> tuple[NameScores, float]:
-    """The supports of the names of `cases` at the served `name_sure`, and the support at most
-    `CHANGED_FOUND` of the changed names reach; the same printed for each of `SURE_TRIED`."""
+def name_threshold(
+    cases: Sequence[Case], words: Words, served: TrustParams
+) -> tuple[NameScores, float, float]:
+    """The supports of the names of `cases` at the served `name_sure`, the `name_worst` of
+    `NAME_WORST_TRIED` that finds the most true names with each group left out, and the
+    support at most `CHANGED_FOUND` of the changed names reach there; the same printed for each
+    of `SURE_TRIED` (at the served `name_worst`)."""
     common = common_characters()
-    fitted = {}
-    for sure in dict.fromkeys((*SURE_TRIED, served)):
-        names = name_supports(cases, words, common, sure)
+    for sure in dict.fromkeys(SURE_TRIED):
+        if sure == served.name_sure:
+            continue
+        names = name_supports(cases, words, common, sure, [served.name_worst])[served.name_worst]
         level = float(np.quantile(names.changed, 1.0 - CHANGED_FOUND))
-        fitted[sure] = names, level
         _say(f"  name_sure={sure}: name_support={level:.2f}, found there: {names.line(level)}")
-    return fitted[served]
+    tried = name_supports(cases, words, common, served.name_sure, NAME_WORST_TRIED)
+    for worst, names in tried.items():
+        level = float(np.quantile(names.changed, 1.0 - CHANGED_FOUND))
+        _say(
+            f"  name_sure={served.name_sure}, name_worst={worst}: name_support={level:.2f}, found there:"
+            f" {names.line(level)}; true names found each group left out {names.left_out()}/{len(names.true)}"
+        )
+    chosen = max(tried, key=lambda worst: (tried[worst].left_out(), -worst))
+    names = tried[chosen]
+    return names, float(np.quantile(names.changed, 1.0 - CHANGED_FOUND)), chosen
 
 
 def rim_scored(cases: Sequence[Case], params: TrustParams) -> tuple[list[float], list[bool]]:
@@ -301,7 +358,7 @@ def fit(reader: InProcessSeal, cache: Path | None = None) -> tuple[SealConfig, C
     x, groups = features(cases), [c.group for c in cases]
     ridge, losses = least_loss_ridge(x, exact, groups)
     w = fit_logistic(x, exact, ridge)
-    names, threshold = name_threshold(cases, reader.words, reader.config.trust.name_sure)
+    names, threshold, worst = name_threshold(cases, reader.words, reader.config.trust)
     _say(f"tuning part and perturbations: {len(cases)} rims, {int(exact.sum())} exact")
     _say(f"  rim_weights=({', '.join(f'{value:.3f}' for value in w)})  # ridge {ridge}")
     _say(f"  each group left out, log loss by ridge { ({r: round(loss, 3) for r, loss in losses.items()}) }")
@@ -315,7 +372,7 @@ def fit(reader: InProcessSeal, cache: Path | None = None) -> tuple[SealConfig, C
     )
     _say(
         f"  names: true {len(names.true)}, changed {len(names.changed)}, other {len(names.others)};"
-        f" name_support={threshold:.2f} (found there: {names.line(threshold)})"
+        f" name_worst={worst}, name_support={threshold:.2f} (found there: {names.line(threshold)})"
     )
     params = reader.config.trust
     regions = fit_regions(tuning.regions, tuning.empty_pages, _say)
@@ -323,6 +380,7 @@ def fit(reader: InProcessSeal, cache: Path | None = None) -> tuple[SealConfig, C
         params,
         rim_weights=tuple(float(value) for value in w),
         name_support=threshold,
+        name_worst=worst,
         seal_weights=regions.weights,
         min_seal_score=regions.min_seal_score,
         line_weights=fit_lines(line_cases(tuning.regions, tuning_truth()), _say),

@@ -11,7 +11,9 @@ import pytest
 from imgproc.text.ctc import (
     FLOOR,
     char_probs,
+    excess,
     spot,
+    spot_parts,
     spot_rotations,
     spots,
     text_logprob,
@@ -125,3 +127,15 @@ def test_every_rotation_of_a_ring_text_is_spotted_as_that_text() -> None:
     turned = spot_rotations([frames], "徽六")
     assert turned.tolist() == [[spot(frames, "徽六"), spot(frames, "六徽")]]
     assert turned[0, 1] == pytest.approx(0.0)  # read from its second character: the reading
+
+
+def test_a_spots_parts_are_what_each_character_costs_on_its_best_path() -> None:
+    """Each character's cost on the best spot (its frames and the blanks before it) sums to the
+    spot, and the character the frames saw least costs the most."""
+    frames = top_frames(PROBS, CHARSET, INDEX, keep=4)
+    for text in ("六徽", "安徽", "江徽", "徽"):
+        total, parts = spot_parts([excess(frames, text)], text)
+        assert total[0] == pytest.approx(spot(frames, text))
+        assert parts[0].sum() == pytest.approx(total[0])
+    _, parts = spot_parts([excess(frames, "江徽")], "江徽")
+    assert parts[0, 0] < parts[0, 1] == pytest.approx(0.0)  # 江, barely seen, pays it all

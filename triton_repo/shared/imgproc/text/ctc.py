@@ -208,6 +208,41 @@ def rotations_spotted(rows: Sequence[tuple[Floats, Floats]], text: str) -> Float
     return _best_spots(chars, blank, skip).reshape(len(rows), len(text))
 
 
+def spot_parts(rows: Sequence[tuple[Floats, Floats]], text: str) -> tuple[Floats, Floats]:
+    """The best spot of `text` (not turned) in each frames' `excess` of it (all of one length, at
+    least one frame), and what each character costs on that path: its own frames and the blanks
+    read before it (the first character's, the blanks after the last too): float[len(rows)]
+    and float[len(rows), len(text)], each row of the second summing to the first."""
+    chars = np.stack([c for c, _ in rows])
+    blank = np.stack([b for _, b in rows])
+    count, frames, length = chars.shape
+    size = 2 * length + 1
+    skip = _skips(text)
+    owner = np.minimum(np.arange(size) // 2, length - 1)  # the character each label position pays for
+    delta = np.full((count, size), NEG_INF)
+    parts = np.zeros((count, size, length))
+    found, found_parts = np.full(count, NEG_INF), np.zeros((count, length))
+    rows_index = np.arange(count)[:, None]
+    for t in range(frames):
+        moves = np.full((count, 4, size), NEG_INF)  # stay, one on, two on, start here
+        moves[:, 0] = delta
+        moves[:, 1, 1:] = delta[:, :-1]
+        moves[:, 2, 2:] = np.where(skip[2:], delta[:, :-2], NEG_INF)
+        moves[:, 3, :2] = 0.0
+        move = moves.argmax(axis=1)
+        delta = moves.max(axis=1)
+        parts = parts[rows_index, np.arange(size) - np.where(move == 3, 0, move)]
+        parts[move == 3] = 0.0
+        cost = np.empty((count, size))
+        cost[:, 0::2], cost[:, 1::2] = blank[:, t, None], chars[:, t, :]
+        delta += cost
+        parts[:, np.arange(size), owner] += cost
+        for end in (size - 1, size - 2):  # it may end at any frame
+            better = delta[:, end] > found
+            found[better], found_parts[better] = delta[better, end], parts[better, end]
+    return found, found_parts
+
+
 def spot(frames: Frames, text: str, forms: Forms = _itself) -> float:
     """How well `text` reads somewhere in the frames: the log of its best path over the frames
     it takes (free before and after them), less that of the best path of anything over the same

@@ -114,8 +114,12 @@ class PartiesParams:
     # party_scores`) under this. The rim score says whether a rim reads exactly, not whether it
     # is another's: a seal of another seller read with a character wrong (万发 for 万丰) is not
     # exact, yet plainly not the seller's. Under the tuning part's one seller's seal left
-    # unlinked (崇川区梦回酒吧's, read 酒吧崇川区 at 0.09), whose seller's name scores 0.0073.
-    not_seller: float = 0.001
+    # unlinked (崇川区梦回酒吧's, read 酒吧崇川区 at 0.09), whose seller's name scores 0.00029
+    # since a name's costliest character counts twice (`TrustParams.name_worst`; 0.0073 before,
+    # with this at 0.001): 1.75 under it in log odds (2.0 before), and above every name scored
+    # by its bound alone (`TrustParams.name_skip`: under 4.6e-5), so those are told as the
+    # exact scores would be.
+    not_seller: float = 5e-5
 
 
 DEFAULT_PARTIES = PartiesParams()

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from imgproc.arrays import Floats
-from imgproc.text.ctc import FLOOR, NEG_INF, Forms, excess, rotations_spotted
+from imgproc.arrays import Floats, Ints
+from imgproc.text.ctc import FLOOR, NEG_INF, Forms, excess, rotations_spotted, spot_parts
 
 from ..records import RimEvidence, RimSource
 from ..words import RIM_ENDINGS, STANDARD_RIMS, Words
@@ -30,13 +30,16 @@ LEAST_SUPPORT = math.log(FLOOR)  # a rim's support as an input to its score: no 
 class CharTable:
     """Every source's `excess` for a set of characters, read once for many texts (a request's
     expected names): per source float[T, C] and its blank's float[T], and each character's
-    least cost over the frames, float[sources, C] (`bound`); the texts spotted so far."""
+    least cost over the frames, float[sources, C] (`bound`); the texts spotted so far, with the
+    rotation each source reads them from and their costliest characters' costs."""
 
     columns: Mapping[str, int]
     chars: tuple[Floats, ...]
     blanks: tuple[Floats, ...]
     cheapest: Floats
     spotted: dict[str, Floats] = field(default_factory=dict)
+    starts: dict[str, Ints] = field(default_factory=dict)
+    costliest: dict[str, Floats] = field(default_factory=dict)
 
     def of(self, text: str) -> list[int]:
         return [self.columns[char] for char in text]
@@ -63,10 +66,12 @@ def bound(table: CharTable, text: str) -> float:
 
 
 def table_support(table: CharTable, text: str) -> Floats:
-    """The text's best spot, over its rotations, in each source of the table: float[sources]."""
+    """The text's best spot, over its rotations, in each source of the table: float[sources]
+    (and the rotation each source's best spot reads it from, kept for `costliest`)."""
     if text in table.spotted:
         return table.spotted[text]
     found = np.full(len(table.chars), NEG_INF)
+    starts = np.zeros(len(table.chars), np.int64)
     by_length: dict[int, list[int]] = {}
     for i, chars in enumerate(table.chars):  # frames of one length go through the Viterbi together
         if len(chars) and text:
@@ -74,9 +79,43 @@ def table_support(table: CharTable, text: str) -> Floats:
     columns = table.of(text)
     for indices in by_length.values():
         rows = [(table.chars[i][:, columns], table.blanks[i]) for i in indices]
-        found[indices] = rotations_spotted(rows, text).max(axis=1)
+        turned = rotations_spotted(rows, text)
+        found[indices], starts[indices] = turned.max(axis=1), turned.argmax(axis=1)
     table.spotted[text] = found
+    table.starts[text] = starts
     return found
+
+
+def costliest(table: CharTable, text: str) -> tuple[Floats, Floats]:
+    """The text's support in each source of the table (`table_support`) and, on that best spot,
+    what its costliest character costs (its frames and the blanks before it): float[sources]
+    each (0 where the source has no frames)."""
+    if text in table.costliest:
+        return table.spotted[text], table.costliest[text]
+    totals = table_support(table, text)
+    worst = np.zeros(len(totals))
+    columns = np.array(table.of(text))
+    for i, chars in enumerate(table.chars):
+        if len(chars) and totals[i] > NEG_INF:
+            start = int(table.starts[text][i])  # the ring's text read from its character `start`
+            order = np.roll(np.arange(len(text)), -start)
+            turned = text[start:] + text[:start]
+            worst[i] = spot_parts([(chars[:, columns[order]], table.blanks[i])], turned)[1][0].min()
+    table.costliest[text] = worst
+    return totals, worst
+
+
+def worst_weighted(table: CharTable, text: str, weight: float) -> Floats:
+    """The text's support in each source of the table with its costliest character counted
+    `weight` times (float[sources]; `costliest`). A name with one character changed costs
+    nearly all its support at that character, which no recogniser saw; a true name read
+    faintly or over print costs a little at several: at equal support, the first is less
+    likely the seal's. At `weight` 1 it is `table_support`; never more than it (a cost is at
+    most 0), so `bound` still bounds it."""
+    if weight == 1.0 or not text:
+        return table_support(table, text)
+    totals, worst = costliest(table, text)
+    return totals + (weight - 1.0) * worst
 
 
 def support(text: str, sources: Sequence[RimSource], forms: Forms, sure: float | None = None) -> Floats:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from ..records import Match, SealEvidence, Verdict
 from ..words import Words
-from .evidence import CharTable, bound, char_table, sigmoid, table_support
+from .evidence import CharTable, bound, char_table, sigmoid, worst_weighted
 from .params import DEFAULT_TRUST, TrustParams
 
 
@@ -41,7 +41,9 @@ def name_score(
         table = table or char_table(seal.sources, [name], words.forms, params.name_sure)
         most = bound(table, name)
         hopeless = (most - params.name_support) * params.name_slope <= -params.name_skip
-        spotted = most if hopeless and not exact else float(table_support(table, name).max())
+        spotted = (
+            most if hopeless and not exact else float(worst_weighted(table, name, params.name_worst).max())
+        )
         score = sigmoid((spotted - params.name_support) * params.name_slope)
     reading = seal.reading
     texts = [reading.rim_text, *(text for text, _ in reading.inner)]
