@@ -60,25 +60,31 @@ class TrustParams:
     # `region.seal_inputs` (intercept first; inked share of the outline, rim score, log rim
     # length, inner lines, codes, rectangular, cut, Chinese share of the text read, log of its
     # Chinese characters, share of the page, inked share of the inside, share of the ink on the
-    # ring, detected rim), fitted on the real tuning parts with every found region a case (253,
-    # 210 real: seals, and red print, signs and posters on pages with and without seals), ridge
-    # 0.1 (log loss left out by group 0.145; 1: 0.146, 10: 0.206; fitted on the two-input rim
-    # score before: 0.154, and without the script and the signs then 0.300).
+    # ring, detected rim, the detector's text probability over the inside), fitted on the real
+    # tuning parts with every found region a case (253, 210 real: seals, and red print, signs
+    # and posters on pages with and without seals), ridge 0.1 (log loss left out by group 0.135;
+    # 1: 0.137, 10: 0.201; without the text inside 0.145, and on the two-input rim score before
+    # 0.154, without the script and the signs then 0.300). Tried beside the text inside and
+    # not kept (0.002 or less each): the recognisers' mean frame confidence, the ink's
+    # saturation and hue, an oval's narrowness, the page share times the inked share; an oval's
+    # aspect gave 0.129, all of it from one repository's two page-sized ovals (an oval nearer
+    # round weighed against: no reason a seal would say).
     seal_weights: tuple[float, ...] = (
-        -1.782,
-        1.767,
-        1.34,
-        -0.271,
-        -2.753,
-        0.991,
-        -0.176,
-        0.349,
-        -2.171,
-        3.035,
-        -3.637,
-        -5.139,
-        2.522,
-        2.215,
+        -1.753,
+        1.105,
+        1.444,
+        -0.278,
+        -2.388,
+        0.830,
+        0.217,
+        0.330,
+        -2.122,
+        2.751,
+        -3.618,
+        -4.275,
+        2.467,
+        0.807,
+        5.525,
     )
     # An inner line's score, and a rectangular seal's main text's: the probability that it reads
     # exactly, a logistic model of `lines.line_inputs` (intercept first; the logit of the
