@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from imgproc.seal.geometry import ellipse_offset_points, parameter_at, turn_matrix
 from imgproc.seal.locate import locate
-from imgproc.seal.locate.detect import level_turn, seal_det_input, text_map, upright_turn
+from imgproc.seal.locate.detect import level_turn, seal_det_input, text_inside, text_map, upright_turn
 from imgproc.seal.locate.lines import DEFAULT_LINES, joined_lines
 from imgproc.seal.records import SealRegion, Shape
 from imgproc.seal.runs import Run, circular_runs
@@ -97,6 +97,16 @@ def test_an_oval_turns_level_the_short_way_and_the_map_turns_back() -> None:
     assert tensor.shape[:2] == (1, 3) and min(tensor.shape[2:]) >= 736 and tensor.shape[2] % 32 == 0
     back = text_map(np.ones(tensor.shape[2:], np.float32)[None, None], crop.shape, level_turn(oval))
     assert back.shape == (120, 200) and back[60, 100] == pytest.approx(1.0)
+
+
+def test_text_inside_is_the_maps_mean_within_the_ring_not_on_it() -> None:
+    prob = np.zeros((SIZE, SIZE), np.float32)
+    cv2.circle(prob, (200, 200), 150, 1.0, thickness=8)  # text on the ring's own line: none inside
+    assert text_inside(prob, ROUND) == 0.0
+    prob[:] = 0.0
+    prob[:, :200] = 1.0  # the left half of the seal reads as text
+    assert text_inside(prob, ROUND) == pytest.approx(0.5, abs=0.02)
+    assert text_inside(np.ones_like(prob), ROUND) == 1.0
 
 
 @pytest.mark.parametrize("degrees", [0.0, 45.0, 90.0, 135.0, 180.0, -100.0])

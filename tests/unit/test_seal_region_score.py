@@ -16,7 +16,7 @@ from imgproc.seal.words import NO_WORDS
 RING = SealRegion(Shape.ROUND, (50.0, 50.0), (40.0, 40.0), 0.0, (10, 10, 90, 90), False, 0.8)
 # A model that trusts inked outlines and read rims: intercept, inked share, rim score, log
 # length, inner lines, codes, rectangular, cut; the script and the region's signs weigh nothing.
-WEIGHTS = (-4.0, 3.0, 3.0, 1.0, 1.0, 1.0, -1.0, -1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+WEIGHTS = (-4.0, 3.0, 3.0, 1.0, 1.0, 1.0, -1.0, -1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 ZEROS = (0.0,) * len(WEIGHTS)
 PARAMS = replace(DEFAULT_TRUST, seal_weights=WEIGHTS)
 
@@ -81,17 +81,17 @@ def _crop(mask: np.ndarray, page: tuple[int, int] = (400, 400)) -> SealCrop:
 def test_a_thin_ring_has_its_ink_on_the_ring_and_a_filled_disc_does_not() -> None:
     yy, xx = np.mgrid[0:100, 0:100]
     radius = np.hypot(xx - 50.0, yy - 50.0)
-    ring = region_signs(_crop((radius <= 40) & (radius >= 36)), detected=True)
-    disc = region_signs(_crop(radius <= 40), detected=False)
+    ring = region_signs(_crop((radius <= 40) & (radius >= 36)), detected=True, text_inside=0.4)
+    disc = region_signs(_crop(radius <= 40), detected=False, text_inside=0.0)
     assert ring.ring_ink > 0.95 and disc.ring_ink < 0.5
     assert ring.ink_fill < 0.25 < 0.95 < disc.ink_fill
-    assert ring.detected and not disc.detected
+    assert ring.detected and not disc.detected and ring.text_inside == 0.4
     # pi * 40 * 40 of a 400 x 400 page
     assert ring.page_share == pytest.approx(math.pi * 1600 / 160_000, rel=1e-6)
 
 
 def test_a_region_filling_the_page_shares_all_of_it() -> None:
-    assert region_signs(_crop(np.zeros((100, 100), bool), page=(60, 60)), detected=False).page_share == 1.0
+    assert region_signs(_crop(np.zeros((100, 100), bool), page=(60, 60)), False, 0.0).page_share == 1.0
 
 
 def test_the_chinese_share_counts_characters_read_spaces_aside() -> None:
@@ -100,8 +100,8 @@ def test_the_chinese_share_counts_characters_read_spaces_aside() -> None:
 
 
 def test_the_signs_enter_the_inputs() -> None:
-    signs = RegionSigns(page_share=0.05, ink_fill=0.2, ring_ink=0.6, detected=True)
+    signs = RegionSigns(page_share=0.05, ink_fill=0.2, ring_ink=0.6, detected=True, text_inside=0.3)
     reading = SealReading(RING, "上海星辰K", 0.9, inner=[("合同专用章", 0.9)], signs=signs)
-    assert seal_inputs(reading)[7:] == pytest.approx((0.9, math.log(10.0), 0.05, 0.2, 0.6, 1.0))
+    assert seal_inputs(reading)[7:] == pytest.approx((0.9, math.log(10.0), 0.05, 0.2, 0.6, 1.0, 0.3))
     # a rectangle's frame is all ring, a seal's or not: its ring share is no input
     assert seal_inputs(replace(reading, region=replace(RING, shape=Shape.RECT)))[11] == 0.0

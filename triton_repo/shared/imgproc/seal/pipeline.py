@@ -70,7 +70,8 @@ def _stamped_over(region: SealRegion, regions: list[SealRegion], config: SealCon
 async def seal_strips(crop: SealCrop, models: SealModels, config: SealConfig = DEFAULT_CONFIG) -> SealStrips:
     """What to read of one seal: its text located (by the detector, else by its ink) and unwrapped."""
     located = await locate_seal(crop, models.seal_text, config.locate)
-    return replace(unwrap_seal(crop, located, config.unwrap), detected=isinstance(located, SealText))
+    strips = unwrap_seal(crop, located, config.unwrap)
+    return replace(strips, detected=isinstance(located, SealText), text_inside=located.text_inside)
 
 
 async def read_crop(
@@ -95,7 +96,7 @@ async def read_strips(
     wanted = wants_surroundings(crop.region.shape, rim)
     around = await read_around(surroundings(crop, config.cut), models) if wanted else None
     reading = seal_reading(crop.region, rim, readings, words.correct, config.repair, around)
-    signs = region_signs(crop, strips.detected, config.trust)
+    signs = region_signs(crop, strips.detected, strips.text_inside, config.trust)
     return trusted(reading, readings, words, config.trust, signs)
 
 

@@ -159,12 +159,14 @@ class TextArc:
 class SealText:
     """Where the learned detector says one seal's text is (locate's output): the rim, the
     other arcs, the inner lines (quads in crop pixels, corners tl, tr, br, bl in the seal's
-    upright frame) and the seal's up direction (a unit vector, image frame)."""
+    upright frame), the seal's up direction (a unit vector, image frame) and the detector's
+    mean probability over its inside (`locate.detect.text_inside`)."""
 
     rim: TextArc
     arcs: tuple[TextArc, ...]
     inner: tuple[Floats, ...]
     up: Floats
+    text_inside: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -182,8 +184,9 @@ class ClassicalText:
     """Where the ink profile says an elliptic seal's text is, when the detector found no rim
     (locate's fallback output): the rim band, that band unwrapped all round (the rim
     candidates are columns of it), the bottom-arc code (None without one), the seal's up
-    direction and, where no code fills the rim's gap, the rim's start and length as perimeter
-    shares (the interior may reach into the gap)."""
+    direction, where no code fills the rim's gap, the rim's start and length as perimeter
+    shares (the interior may reach into the gap), and the detector's mean probability over its
+    inside (`locate.detect.text_inside`: the detector ran, and found no rim)."""
 
     band: Band
     full: Pixels
@@ -191,14 +194,16 @@ class ClassicalText:
     code: TextArc | None
     up: Floats
     rim_shares: tuple[float, float] | None
+    text_inside: float = 0.0
 
 
 @dataclass(frozen=True)
 class RectText:
     """A rectangular seal (locate's output for it): its inside is read whole, long side level,
-    `up` first and then turned half round."""
+    `up` first and then turned half round. The detector does not read it: `text_inside` is 0."""
 
     up: Floats
+    text_inside: float = 0.0
 
 
 Located = SealText | ClassicalText | RectText
@@ -237,13 +242,15 @@ class SealStrips:
     (the reader keeps the best prior-weighted reading); `arcs`: the candidates of each other
     arc; `lines`: inner lines; `interiors`: images whose lines must still be found (the
     classical path's interior; a rectangular seal's inside both ways up, preferred in order);
-    `detected`: the seal text detector found the rim (evidence that the region is a seal)."""
+    `detected`: the seal text detector found the rim, and `text_inside`: its mean probability
+    over the seal's inside (both evidence that the region is a seal)."""
 
     rim: tuple[Strip, ...] = ()
     arcs: tuple[tuple[Strip, ...], ...] = ()
     lines: tuple[Pixels, ...] = ()
     interiors: tuple[Pixels, ...] = ()
     detected: bool = False
+    text_inside: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -314,13 +321,15 @@ class Verdict:
 class RegionSigns:
     """What a found region looks like, beside what was read in it (trust's seal score rests on
     both): its area as a share of the page's, the share of its inside that carries seal ink,
-    the share of that ink lying on its ring (near the outline), and whether the seal text
-    detector found a rim in it (round and oval regions; a rectangle is never detected)."""
+    the share of that ink lying on its ring (near the outline), whether the seal text
+    detector found a rim in it and its mean probability over the inside (round and oval
+    regions; a rectangle is never detected)."""
 
     page_share: float = 0.0
     ink_fill: float = 0.0
     ring_ink: float = 0.0
     detected: bool = False
+    text_inside: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from imgproc.arrays import Floats, Mask
 
 from ..records import Located, SealCrop, SealRegion, SealText
 from .classical import classical_text
-from .detect import level_turn, seal_det_input, text_map, upright_turn
+from .detect import level_turn, seal_det_input, text_inside, text_map, upright_turn
 from .lines import inner_quads
 from .params import DEFAULT_LOCATE, LocateParams
 from .rim import bounded_rim, locate_arcs, up_vector
@@ -70,7 +70,9 @@ async def locate_seal(crop: SealCrop, detect: Detector, params: LocateParams = D
         return classical_text(crop, params.classical)
     turn = level_turn(crop.local)
     output = await detect(seal_det_input(crop.bgr, turn, params.det))
-    text = locate(text_map(output, crop.bgr.shape, turn), crop.mask, crop.local, params)
+    prob = text_map(output, crop.bgr.shape, turn)
+    inside = text_inside(prob, crop.local, params.det)  # trust's evidence, whichever path reads it
+    text = locate(prob, crop.mask, crop.local, params)
     if text is None:
-        return classical_text(crop, params.classical)
-    return await _upright_inner(crop, text, detect, params)
+        return replace(classical_text(crop, params.classical), text_inside=inside)
+    return replace(await _upright_inner(crop, text, detect, params), text_inside=inside)

@@ -22,7 +22,7 @@ import numpy as np
 from imgproc.arrays import Floats, Pixels, as_floats, as_pixels
 from imgproc.imaging import WHITE
 
-from ..geometry import turn_matrix
+from ..geometry import render, turn_matrix
 from ..records import SealRegion
 
 IMAGENET_MEAN = np.array([0.485, 0.456, 0.406], np.float32)  # PaddleX's NormalizeImage, BGR input
@@ -40,6 +40,13 @@ class DetParams:
     # Generated seeds 7000/8000: inner lines 52 -> 62 of 98 and 73 -> 77 of 109; rims, codes,
     # the real tuning part and its perturbations unchanged (real seals are seldom turned so far).
     upright_after_deg: float = 30.0
+    # The inside whose mean text probability is the region's `text_inside` (trust's seal score
+    # rests on it): within the outline scaled by this, where a seal's rim text and inner lines
+    # lie and its ring does not. A seal is engraved with text all through it; a red logo, a
+    # badge or an emblem is not. On the real tuning parts its mean is 0.40 on the real round and
+    # oval regions, 0.06 on the false; added to the seal score it lowered the log loss left out
+    # by repository 0.145 -> 0.135 (the whole outline, 1.0: 0.142; the rim's band 0.6-0.9: 0.138).
+    inside_scale: float = 0.8
 
 
 DEFAULT_DET = DetParams()
@@ -91,3 +98,10 @@ def text_map(output: Floats, crop_shape: tuple[int, ...], turn: float) -> Floats
     return as_floats(
         cv2.warpAffine(prob, matrix, (width, height), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
     )
+
+
+def text_inside(prob: Floats, region: SealRegion, params: DetParams = DEFAULT_DET) -> float:
+    """The detector's mean probability (`text_map`, over the crop) within `region`'s outline
+    scaled by `DetParams.inside_scale`: how much of a seal's inside reads as text."""
+    inside = render(region.scaled(params.inside_scale), prob.shape[:2])
+    return float(prob[inside].mean()) if inside.any() else 0.0

@@ -20,9 +20,12 @@ from .evidence import sigmoid
 from .params import DEFAULT_TRUST, TrustParams
 
 
-def region_signs(crop: SealCrop, detected: bool, params: TrustParams = DEFAULT_TRUST) -> RegionSigns:
+def region_signs(
+    crop: SealCrop, detected: bool, text_inside: float, params: TrustParams = DEFAULT_TRUST
+) -> RegionSigns:
     """How the found region looks (`RegionSigns`), from its crop: its area against the page's,
-    and its seal ink inside the outline and on the ring (`TrustParams.ring_scales`)."""
+    and its seal ink inside the outline and on the ring (`TrustParams.ring_scales`); beside
+    them what the seal text detector said of it (`detected`, `text_inside`)."""
     local = crop.local
     height, width = crop.mask.shape[:2]
     inner, outer = params.ring_scales
@@ -38,6 +41,7 @@ def region_signs(crop: SealCrop, detected: bool, params: TrustParams = DEFAULT_T
         ink_fill=np.count_nonzero(ink & inside) / max(1, np.count_nonzero(inside)),
         ring_ink=np.count_nonzero(ink & ring) / inked if inked else 0.0,
         detected=detected,
+        text_inside=text_inside,
     )
 
 
@@ -59,7 +63,9 @@ def seal_inputs(reading: SealReading) -> tuple[float, ...]:
     codes, whether it is rectangular, whether it leaves the image; the Chinese share of what was
     read and the log of its Chinese characters' count; and its `signs`: its share of the page,
     its inside's inked share, its ink's share on the ring (round and oval only: a rectangle's
-    frame is all ring, a seal's or not), and whether the detector found a rim."""
+    frame is all ring, a seal's or not), whether the detector found a rim, and its mean text
+    probability over the inside (a seal is engraved with text all through; a logo, a badge or
+    an emblem inside a red ring is not: 0 for a rectangle, which it does not read)."""
     text = reading.rim_text.strip()
     texts = [reading.rim_text, *(line for line, _ in reading.inner)]
     signs = reading.signs
@@ -78,6 +84,7 @@ def seal_inputs(reading: SealReading) -> tuple[float, ...]:
         signs.ink_fill,
         signs.ring_ink if elliptic else 0.0,
         float(signs.detected),
+        signs.text_inside,
     )
 
 
