@@ -53,8 +53,7 @@ def searched_page(page: Pixels, max_side: int) -> tuple[Pixels, float]:
     """The page's every `step`-th row and column, the least whole step that brings its long
     side to at most `max_side` (0: no bound), and the scale that is; the page itself where it is
     no larger. Pixels are taken, not averaged: a faint stroke keeps its colour (averaged with
-    the paper beside it, it falls under the ink's saturation floors), and the mask is the
-    page's own at the pixels taken."""
+    the paper beside it, it pales), and the mask is the page's own at the pixels taken."""
     step = -(-max(page.shape[:2]) // max_side) if max_side > 0 else 1
     if step <= 1:
         return page, 1.0
