@@ -5,8 +5,9 @@ from __future__ import annotations
 import io
 
 import numpy as np
-from imgproc.imaging import decode_rgb
-from PIL import Image
+import pytest
+from imgproc.imaging import ImageError, decode_rgb, exif_upright, opencv_decodes
+from PIL import Image, ImageOps
 
 
 def multi_picture_jpeg() -> bytes:
@@ -46,3 +47,55 @@ def test_a_grey_page_decodes_to_three_equal_channels() -> None:
     grey = Image.fromarray(np.arange(600, dtype=np.uint8).reshape(20, 30) % 251)
     rgb = decode_rgb(_png(grey))
     assert rgb.shape == (20, 30, 3) and all(np.array_equal(rgb[..., c], np.asarray(grey)) for c in range(3))
+
+
+def _jpeg(image: Image.Image, orientation: int = 1) -> bytes:
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    encoded = io.BytesIO()
+    image.save(encoded, "JPEG", quality=90, exif=exif)
+    return encoded.getvalue()
+
+
+def _pillow_rgb(data: bytes) -> np.ndarray:
+    """What Pillow alone decodes: the pixels OpenCV's decoding must give."""
+    image = Image.open(io.BytesIO(data))
+    upright = ImageOps.exif_transpose(image)
+    return np.asarray(upright.convert("RGB"))
+
+
+def _photo(width: int = 37, height: int = 23) -> Image.Image:
+    """A picture no flip or turn leaves unchanged, in colour."""
+    y, x = np.mgrid[0:height, 0:width]
+    pixels = np.stack([x * 255 // width, y * 255 // height, (x * y) % 256], axis=2).astype(np.uint8)
+    return Image.fromarray(pixels)
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+def test_a_jpeg_decodes_to_pillow_s_pixels_turned_upright_by_its_exif_orientation(orientation: int) -> None:
+    data = _jpeg(_photo(), orientation)
+    assert opencv_decodes(Image.open(io.BytesIO(data)), data)
+    assert np.array_equal(decode_rgb(data), _pillow_rgb(data))
+
+
+def test_a_grey_jpeg_decodes_to_pillow_s_three_equal_channels() -> None:
+    data = _jpeg(_photo().convert("L"))
+    rgb = decode_rgb(data)
+    assert np.array_equal(rgb, _pillow_rgb(data)) and np.array_equal(rgb[..., 0], rgb[..., 2])
+
+
+def test_a_jpeg_cut_short_is_refused_as_pillow_refuses_it() -> None:
+    data = _jpeg(_photo(400, 300))
+    cut = data[: len(data) * 2 // 3]
+    assert not opencv_decodes(Image.open(io.BytesIO(cut)), cut)
+    with pytest.raises(ImageError):
+        decode_rgb(cut)
+
+
+def test_exif_upright_turns_as_pillow_s_exif_transpose() -> None:
+    pixels = np.asarray(_photo())
+    for orientation in range(1, 9):
+        exif_image = Image.open(io.BytesIO(_png(Image.fromarray(pixels), orientation)))
+        assert np.array_equal(
+            exif_upright(pixels, orientation), np.asarray(ImageOps.exif_transpose(exif_image))
+        )

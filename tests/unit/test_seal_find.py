@@ -16,6 +16,7 @@ from imgproc.seal.find.fringes import print_fringes
 from imgproc.seal.find.grey import long_lines, toner_mask
 from imgproc.seal.find.paper import paper_mask
 from imgproc.seal.find.rules import rule_pixels
+from imgproc.seal.find.search import searched_page
 from imgproc.seal.find.textline import in_text_line
 from imgproc.seal.fit import DEFAULT_FIT
 from imgproc.seal.fit.ellipse import RansacParams, finite, plain_fits, ransac_ellipse, snapped
@@ -457,3 +458,23 @@ def test_the_pipeline_white_balances_a_page_once(monkeypatch: pytest.MonkeyPatch
     find_page_seals(dark)
     assert levels == [100.0]
     assert float(white_balanced(dark).mean()) == 200.0
+
+
+def test_a_large_page_is_searched_on_every_second_or_third_pixel_and_a_small_one_as_it_is() -> None:
+    large = np.arange(3000 * 5200 * 3, dtype=np.uint32).astype(np.uint8).reshape(3000, 5200, 3)
+    searched, scale = searched_page(large, 2560)
+    assert scale == pytest.approx(1 / 3) and np.array_equal(searched, large[::3, ::3])
+    assert searched_page(large, 2600)[1] == 0.5  # the fewest rows and columns that fit
+    small = page(2000, 1000)
+    assert searched_page(small, 2560) == (small, 1.0)
+    assert searched_page(large, 0)[0] is large  # no bound
+
+
+def test_a_seal_on_a_large_page_is_found_in_the_page_s_own_pixels() -> None:
+    image = page(3000, 5400)
+    stamp(image, (2100, 4200), (420, 420), ring=14)
+    found = find_seals(image)
+    whole = find_seals(image, params=replace(DEFAULT_FIND, page_max_side=0))
+    assert len(found) == len(whole) == 1
+    assert found[0].center == pytest.approx(whole[0].center, abs=4)
+    assert found[0].axes == pytest.approx(whole[0].axes, abs=4)

@@ -24,7 +24,7 @@ class FringeParams:
     """Dark print and its tinted edges."""
 
     dark_max_value: int = 110  # HSV value of dark print (black text, rules, handwriting)
-    reach_px: int = 3  # how far from dark print its tinted edge reaches, at full size
+    reach_px: int = 3  # how far from dark print its tinted edge reaches, in the searched page's pixels
     max_saturation: int = 60  # edge pixels duller than this are not ink (seal ink there: 90+)...
     max_value: int = 200  # ...and darker than this (a faint seal's ink is as light as paper)
 

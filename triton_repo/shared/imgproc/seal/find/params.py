@@ -22,6 +22,17 @@ class FindParams:
     # The mask is searched at most this large (long side): enough for a seal's outline, and
     # the cost of closing and contouring grows with the area.
     work_max_side: int = 1280
+    # A page larger than this (long side) is searched on every second (third...) row and column
+    # of it, the fewest that bring it within this (`search.searched_page`), and its seals are
+    # cut from the page itself. The mask is shrunk to `work_max_side` for the search anyway, but
+    # taking it at the page's full size cost a 22-megapixel render a third of its request (its
+    # colour converted, five passes of `inRange`, the fringes' dilation). Pixels taken, not
+    # averaged: averaged at 2560 (tried), a photo of a desk gave a page-sized false oval and
+    # regions changed on 40 of the tuning part's 51 pages over it. Corpus tuning part: rims
+    # 89 -> 90 of 145 (2 fixed, 1 broken), recall 0.822 and false seals 34 as before; held-out:
+    # rims 83/120, recall 0.790, false seals on its 143 pages without one 9, all as before (CER
+    # 0.174 -> 0.178); seals-dev's rims as before. 0: every page at its own size.
+    page_max_side: int = 2560
     close_fraction: float = 0.008  # closing width, of the working long side: merges ring and text
     # A second pass closes this many times wider, for seals whose ring is broken by pale or
     # patchy ink into pieces that the first pass sees apart; it adds only seals not found yet.

@@ -1,9 +1,10 @@
 """Finding seals on a page: red-ink blobs that are bordered ellipses or rectangles.
 
-`find_seals` takes the page's red-ink mask on the white-balanced page without the tinted
-edges of dark print (`fringes`), or, on a page without colour, its toner (`grey`); on a
-photo that shows the desk around the sheet, only the sheet's (`paper`), and a ring running
-off the sheet is seen as one running off the image. The mask is analysed at a bounded
+`find_seals` takes the page's red-ink mask on the white-balanced page (on a large page, at
+every second or third pixel: `searched_page`) without the tinted edges of dark print
+(`fringes`), or, on a page without colour, its toner (`grey`); on a photo that shows the desk
+around the sheet, only the sheet's (`paper`), and a ring running off the sheet is seen as one
+running off the image. The mask is analysed at a bounded
 working size, where the printed rules in it are found once (`rules`), and closed so that a
 seal's ring, text and star merge into one blob; each blob, biggest first, gives the seals it
 outlines (`blobs`, with fit). A second, wider closing then adds
@@ -46,6 +47,17 @@ def _working_mask(mask: Mask, params: FindParams) -> tuple[Mask, float]:
         size = (max(1, round(mask.shape[1] * scale)), max(1, round(mask.shape[0] * scale)))
         small = as_ints(cv2.resize(small, size, interpolation=cv2.INTER_AREA))
     return small > 0, scale
+
+
+def searched_page(page: Pixels, max_side: int) -> tuple[Pixels, float]:
+    """The page's every `step`-th row and column, the least whole step that brings its long
+    side to at most `max_side` (0: no bound), and the scale that is; the page itself where it is
+    no larger. Pixels are taken, not averaged: a faint stroke keeps its colour (averaged with
+    the paper beside it, it pales), and the mask is the page's own at the pixels taken."""
+    step = -(-max(page.shape[:2]) // max_side) if max_side > 0 else 1
+    if step <= 1:
+        return page, 1.0
+    return np.ascontiguousarray(page[::step, ::step]), 1.0 / step
 
 
 def _prepared(ink: Mask, params: FindParams) -> WorkingInk:
@@ -243,7 +255,8 @@ def find_on_page(
     colour, is its toner (`grey`): call this rather than `find_seals_in_mask` on a plain red
     mask."""
     balanced = white_balanced(rgb, params.balance)
-    hsv = to_hsv(balanced)
+    searched, scale = searched_page(balanced, params.page_max_side)
+    hsv = to_hsv(searched)
     paper = paper_mask(hsv, params.paper)
     # Every mask of the page has its shape, so the sheet is shrunk to the working size once.
     sheet = None if paper is None else _working_mask(paper, params)[0]
@@ -255,7 +268,8 @@ def find_on_page(
         grey, checks = _grey_params(params, fit)
         for value in (params.grey.max_value, *params.grey.other_values):
             _add_new(found, _find_in_mask(toner_mask(hsv, value), grey, checks, sheet), fit.overlap)
-    return balanced, sorted(found, key=_area, reverse=True)
+    height, width = balanced.shape[:2]
+    return balanced, sorted((_rescale(r, scale, width, height) for r in found), key=_area, reverse=True)
 
 
 def find_seals(
