@@ -89,7 +89,7 @@ def test_no_alternatives_are_added_when_none_were_asked_for() -> None:
 
 def _dropped(line: Decoded) -> int:
     """How many places of `line` a window is read again at (a wide blank strip, 8 px a step)."""
-    return len(dropped_windows(line, np.full((48, 2000), 255, np.uint8), 8.0))
+    return len(dropped_windows(line, np.full((48, 2000), 255, np.uint8), 8.0 * line.length))
 
 
 def test_dropped_characters_are_the_places_a_pitch_is_missing() -> None:
@@ -125,6 +125,14 @@ def test_a_window_is_put_in_only_as_that_many_sure_chinese_characters(reread: st
     line = evenly("南昌瑞祥件有限公司", 0.99, skip=(4,))
     windows = dropped_windows(line, np.full((48, 400), 255, np.uint8), 8.0 * line.length)
     assert filled(line, windows, [decoded(reread, prob)]).text == "南昌瑞祥件有限公司"
+
+
+def test_no_window_is_cut_past_the_strip() -> None:
+    # Steps past the strip's width (a garbage reading emitted in its batch's padding): the
+    # window there would be empty, which the recogniser's resize refuses.
+    line = evenly("南昌瑞祥件有限公司", 0.99, skip=(4,))
+    windows = dropped_windows(line, np.full((48, 20), 255, np.uint8), 8.0 * line.length)
+    assert windows == []
 
 
 def test_an_evenly_read_rim_has_no_window() -> None:

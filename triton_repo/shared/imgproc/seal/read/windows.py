@@ -75,8 +75,14 @@ def dropped_windows(
         # A character emitted at step t was seen around strip column (t + 0.5) * per_step.
         centre = (line.steps[i] + line.steps[i + 1] + 1) / 2.0 * per_step
         half = (count + params.fill_width - 1.0) * pitch * per_step / 2.0
+        image = _cut(strip, centre, half)
+        if not image.shape[1]:
+            # A reading of garbage can emit characters past the strip, in the padding of the
+            # batch it was read in (a red logo's 'pupba Con'): a window there holds no column
+            # to read, and the recogniser's resize refuses an empty image.
+            continue
         steps = tuple(round(line.steps[i] + gap / (count + 1) * (k + 1)) for k in range(count))
-        windows.append(Window(i, count, _cut(strip, centre, half), steps, params.fill_prob))
+        windows.append(Window(i, count, image, steps, params.fill_prob))
     return windows
 
 
