@@ -37,12 +37,28 @@ FLUSH_POLL_S = 6.0  # longer than the exporters' batch delay: a count unchanged 
 GATEWAY_SPAN, TRITON_SPAN = "POST /v1/mnist", "InferRequest"
 
 
+class ArmDown(RuntimeError):
+    """An arm answered none of its timed requests: its Triton stopped serving."""
+
+
 @contextmanager
-def arm(env: Mapping[str, str], triton_args: Sequence[str]) -> Iterator[Stack]:
+def arm(env: Mapping[str, str], triton_args: Sequence[str]) -> Iterator[tuple[Stack, LocalTriton]]:
     """A local Triton (MNIST only) and a gateway process in front of it, with `env`."""
     extra = (*only_models(MNIST_MODELS), *triton_args)
     with LocalTriton(extra_args=extra) as triton, gateway_process(triton.grpc_url, env=dict(env)) as gateway:
-        yield Stack(gateway.url, gateway.pid, triton.grpc_url, triton.http_url, triton.pid)
+        yield Stack(gateway.url, gateway.pid, triton.grpc_url, triton.http_url, triton.pid), triton
+
+
+def check_served(samples: Sequence[Sample], tritons: Mapping[str, LocalTriton]) -> None:
+    """Raises `ArmDown` with the Triton's state and log where every timed request of an arm
+    failed. Once in a full test run the traced arm's Triton stopped serving after its path
+    check (its CPU 0, every request an error) and its log went with its working directory:
+    its end is kept here for the next time."""
+    for name, triton in tritons.items():
+        runs = [s.run for s in samples if s.path == name]
+        if runs and all(run.errors >= run.requests for run in runs):
+            state = "running" if triton.is_running() else f"exited with {triton.returncode()}"
+            raise ArmDown(f"{name}: every timed request failed; its Triton is {state}\n{triton.log_tail()}")
 
 
 def alternate(arms: dict[str, Stack], image: bytes, rounds: int, duration_s: int) -> list[Sample]:
@@ -95,9 +111,11 @@ def run(image: bytes, rounds: int = 3, duration_s: int = 5, split: bool = False)
             arm(traced_env, ()) as gateway_only,
             arm(traced_env, triton_args) as traced,
         ):
-            stacks = {OFF: off, GATEWAY_ONLY: gateway_only, TRACED: traced}
+            arms = {OFF: off, GATEWAY_ONLY: gateway_only, TRACED: traced}
+            stacks = {name: stack for name, (stack, _) in arms.items()}
             cores = split_cores(*stacks.values()) if split else "Every process on every CPU."
             samples = alternate(stacks, image, rounds, duration_s)
+            check_served(samples, {name: triton for name, (_, triton) in arms.items()})
             gateway_spans, triton_spans = settled(receiver)
     rows = {row.path: row for row in summarise(samples)}
     ratio = rows[TRACED].rps / rows[OFF].rps

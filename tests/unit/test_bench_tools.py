@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import tritonclient.grpc.service_pb2 as pb
 
-from bench import app_overhead, frontdoor
+from bench import app_overhead, frontdoor, tracing
 from bench.loadgen import LoadGeneratorError, Run, parse_h2load_log, parse_wrk
 from bench.procstat import all_stats, descendants, pin_tree, tree_cpu_s, tree_pss_mib
 
@@ -101,8 +101,8 @@ def test_multipart_body_carries_the_bytes_in_the_image_field() -> None:
     assert b'name="image"' in body and PNG in body and body.endswith(f"--{frontdoor.BOUNDARY}--\r\n".encode())
 
 
-def _sample(path: str, connections: int, requests: int, p50: float) -> frontdoor.Sample:
-    run = Run(requests, 0, 1.0, p50, p50 * 2, p50 * 3, 0.01)
+def _sample(path: str, connections: int, requests: int, p50: float, errors: int = 0) -> frontdoor.Sample:
+    run = Run(requests, errors, 1.0, p50, p50 * 2, p50 * 3, 0.01)
     return frontdoor.Sample(path, connections, run, gateway_cpu_s=0.1, triton_cpu_s=0.2)
 
 
@@ -158,3 +158,26 @@ def test_every_benchmark_is_run_or_imported_by_something_else() -> None:
         )
     ]
     assert unused == []
+
+
+class FakeStoppedTriton:
+    """Fake: a Triton that exited, with a log, for `tracing.check_served`."""
+
+    def is_running(self) -> bool:
+        return False
+
+    def returncode(self) -> int:
+        return -11
+
+    def log_tail(self) -> str:
+        return "E1128 tracing exporter failed"
+
+
+def test_tracing_check_served_says_which_arm_stopped_and_shows_its_log() -> None:
+    stopped = FakeStoppedTriton()
+    fine = [_sample(tracing.OFF, 16, 100, 1.0), _sample(tracing.TRACED, 16, 100, 1.0, errors=3)]
+    tracing.check_served(fine, {tracing.OFF: stopped, tracing.TRACED: stopped})  # type: ignore[dict-item]
+    down = [_sample(tracing.OFF, 16, 100, 1.0), _sample(tracing.TRACED, 16, 40, 1.0, errors=40)]
+    said = r"(?s)gateway and Triton traced.*exited with -11.*exporter failed"
+    with pytest.raises(tracing.ArmDown, match=said):
+        tracing.check_served(down, {tracing.OFF: stopped, tracing.TRACED: stopped})  # type: ignore[dict-item]
