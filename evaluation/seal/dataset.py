@@ -192,6 +192,9 @@ def _grown(box: Box, width: int, height: int) -> Box:
     return max(0, x0 - dx), max(0, y0 - dy), min(width, x1 + dx), min(height, y1 + dy)
 
 
+BLANKED = " without seals"  # the name of a page with its seals painted out ends so (`without_seals`)
+
+
 def with_blanked(pages: Iterable[TruthPage]) -> Iterator[TruthPage]:
     """Each page, then, for a real one, the same page without its seals when that leaves a page."""
     for page in pages:
@@ -214,7 +217,7 @@ def without_seals(page: TruthPage) -> TruthPage | None:
         rgb[y0:y1, x0:x1] = paper
     encoded = cv2.imencode(".png", cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR))[1].tobytes()
     return TruthPage(
-        f"{page.name} without seals",
+        f"{page.name}{BLANKED}",
         page.group,
         page.split,
         encoded,

@@ -20,6 +20,7 @@ from imgproc.seal.trust import DEFAULT_TRUST, TrustParams
 from imgproc.seal.trust.region import has_text, kept, seal_inputs, seal_score
 
 from evaluation.seal.cases import Cases, Region
+from evaluation.seal.dataset import BLANKED
 from evaluation.seal.logistic import RIDGES, fit_logistic, left_out, log_loss, reliability_rows
 
 MIN_SCORES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5)  # tried as the least score of a region with text
@@ -88,10 +89,14 @@ def region_report(cases: Cases, params: TrustParams) -> list[str]:
     highest = f"{max(on_empty):.3f}" if on_empty else "-"
     left = len(cases.regions) - len(answered)
     sure = sum(score >= SURE_SEAL for score in on_empty)
+    painted = {page for page in empty if page.endswith(BLANKED)}
+    real_any = len({r.page for _, r in answered if r.page in empty - painted})
     rows += [
         "",
         f"Pages without a seal: {with_any} of {len(empty)} answered with any seal; highest seal score"
         f" there {highest}, {sure} of {len(on_empty)} regions there at {SURE_SEAL} or more. Regions left"
-        f" out as unlikely seals: {left}.",
+        f" out as unlikely seals: {left}. Of those pages, real pages without a seal: {real_any} of"
+        f" {len(empty - painted)} answered with any seal; pages with their seals painted out (a page left"
+        f" without colour is searched in its toner): {with_any - real_any} of {len(painted)}.",
     ]
     return rows
