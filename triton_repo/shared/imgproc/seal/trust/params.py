@@ -41,8 +41,8 @@ class TrustParams:
     # changed names, 0.893 of 261 true names (0.866 at name_worst 1, name_support -9.60) and
     # none of 1044 other organisations' names. Fitted again after the corpus's second wave (323
     # true names, 1292 changed): -19.80, true 0.907; on the held-out part that found one other
-    # organisation's name of 480 (the target is none) and one changed name in 77 (0.002 ->
-    # 0.013), so the earlier threshold is kept.
+    # organisation's name of 480 (the target is none) and more changed names (0.002 -> 0.013
+    # of 480), so the earlier threshold is kept.
     name_support: float = -17.87
     # A name's support counts its costliest character (its frames and the blanks before it)
     # this many times (`evidence.worst_weighted`): a name with one character changed pays
@@ -86,7 +86,7 @@ class TrustParams:
     # round weighed against: no reason a seal would say). Fitted again after the corpus's second
     # wave (359 regions, 291 real; left out 0.104): on the held-out part its seals scored 0.9 or
     # more were all real (207) and only 3 regions on pages without a seal scored 0.5 or more
-    # (6 here), but two real seals where nothing was read fell under `textless_seal_score` and
+    # (6 with these weights), but two real seals where nothing was read fell under `textless_seal_score` and
     # were left out (recall lowered), so these weights are kept. Whether the page is grey (found
     # in toner) gained 0.002.
     seal_weights: tuple[float, ...] = (
