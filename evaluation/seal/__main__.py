@@ -6,6 +6,7 @@ Run from the project root once the weights are provisioned (`make setup`):
     .venv/bin/python -m evaluation.seal --heldout       # ...and the held-out part, to report
     .venv/bin/python -m evaluation.seal --perturb       # ...the tuning part made harder (`perturb`)
     .venv/bin/python -m evaluation.seal --heldout --perturb --seed 3000 7000 8000 --write docs/seal/figures.md
+    .venv/bin/python -m evaluation.seal ... --cache .cache/seal-reads   # read each page once (`readcache`)
 
 It reads each page as the seal BLS does, through the same functions with the models run by
 ONNX Runtime in this process (`inprocess`); only Triton itself is left out. Scores come
@@ -35,6 +36,7 @@ from evaluation.seal.dataset import (
 from evaluation.seal.inprocess import InProcessSeal, read_pages, seal_model_config
 from evaluation.seal.misses import stage_counts
 from evaluation.seal.perturb import PERTURBATIONS, perturbed_pages
+from evaluation.seal.readcache import read_through
 from evaluation.seal.report import class_sections, outcomes, write
 from evaluation.seal.scoring import ELLIPTIC, PageResult, Summary, score_page, summarize
 
@@ -45,9 +47,12 @@ def _say(line: str) -> None:
     print(line)  # noqa: T201 - this is a command-line report
 
 
-def _run(seal: InProcessSeal, pages: Iterable[TruthPage], jobs: int) -> tuple[list[PageResult], float]:
+def _run(
+    seal: InProcessSeal, pages: Iterable[TruthPage], jobs: int, cache: Path | None
+) -> tuple[list[PageResult], float]:
     started, chosen = time.perf_counter(), list(pages)
-    found = read_pages(seal, (page.image for page in chosen), jobs, seal.threads)
+    images = [page.image for page in chosen]
+    found = read_through(cache, images, seal.config, lambda todo: read_pages(seal, todo, jobs, seal.threads))
     results = [score_page(page, answer) for page, answer in zip(chosen, found, strict=True)]
     return results, time.perf_counter() - started
 
@@ -102,6 +107,9 @@ def main() -> None:
     parser.add_argument("--no-corpus", action="store_true", help="leave the real seal corpus out")
     parser.add_argument("--write", type=Path, help="write the figures as a Markdown table here")
     parser.add_argument("--save", type=Path, help="save each seal's outcome here (for `compare`)")
+    parser.add_argument(
+        "--cache", type=Path, help="keep each page's answer here, and take it from here (`readcache`)"
+    )
     parser.add_argument("--threads", type=int, default=1, help="ONNX Runtime intra-op threads")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes reading pages")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every miss")
@@ -116,7 +124,7 @@ def main() -> None:
     measured: dict[str, tuple[Summary, list[PageResult]]] = {}
 
     def measure(label: str, title: str, pages: Iterable[TruthPage], verbose: bool = args.verbose) -> None:
-        results, seconds = _run(seal, pages, args.jobs)
+        results, seconds = _run(seal, pages, args.jobs, args.cache)
         measured[label] = (_report(title, results, seconds, verbose), results)
 
     if args.heldout:  # first in the tables; measured with the others, never listed seal by seal
