@@ -68,9 +68,16 @@ def read_through(
     answers: list[T | None] = [_held(cache / key) for key in keys]
     missing = [i for i, answer in enumerate(answers) if answer is None]
     for i, answer in zip(missing, read(images[i] for i in missing), strict=True):
-        (cache / keys[i]).write_bytes(pickle.dumps(answer))
+        _keep(cache / keys[i], answer)
         answers[i] = answer
     return cast(list[T], answers)  # every one filled: held, or read just now
+
+
+def _keep(path: Path, answer: object) -> None:
+    """Written whole or not at all: a run stopped mid-write leaves no half answer behind."""
+    part = path.with_suffix(".part")
+    part.write_bytes(pickle.dumps(answer))
+    part.replace(path)
 
 
 def _held(path: Path) -> T | None:
