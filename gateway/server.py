@@ -131,7 +131,10 @@ def _refuse_new_connections(listener: socket.socket) -> None:
     segment, from the TCP header, before a handshake can complete."""
     program = ctypes.create_string_buffer(_SYN_DROPPING_FILTER, len(_SYN_DROPPING_FILTER))
     fprog = struct.pack("HP", len(_SYN_DROPPING_FILTER) // 8, ctypes.addressof(program))  # sock_fprog
-    listener.setsockopt(socket.SOL_SOCKET, SO_ATTACH_FILTER, fprog)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, SO_ATTACH_FILTER, fprog)
+    except OSError as exc:  # a kernel without socket filters: drain as before, with the race
+        logger.warning("stopping: new connections not held off (%s)", exc)
 
 
 def _accept_queued(listener: socket.socket) -> list[socket.socket]:

@@ -1,6 +1,7 @@
 """The SYN-dropping filter `gateway.server` attaches to a listener before its last accept, on
 real loopback sockets: a connection completed before it stays queued and is accepted, a new
-one never completes, and once the listener is closed that client's connect is refused."""
+one never completes, and once the listener is closed that client's connect is refused; on a
+kernel without socket filters (a fake listener) the drain goes on without it and says so."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import contextlib
 import errno
 import socket
 import time
+
+import pytest
 
 from gateway.server import _accept_queued, _refuse_new_connections
 
@@ -66,3 +69,15 @@ def test_an_unfiltered_listener_completes_the_same_handshake_at_once() -> None:
         late = _connect_started(listener.getsockname())
         assert _connect_error(late, within_s=0.3) == 0
         late.close()
+
+
+class FakeFilterlessListener:
+    """A listener whose kernel has no socket filters: setsockopt fails as it would there."""
+
+    def setsockopt(self, *args: object) -> None:
+        raise OSError(errno.ENOPROTOOPT, "Protocol not available")
+
+
+def test_without_socket_filters_the_drain_goes_on_and_says_so(caplog: pytest.LogCaptureFixture) -> None:
+    _refuse_new_connections(FakeFilterlessListener())  # type: ignore[arg-type]
+    assert "new connections not held off" in caplog.text
