@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import pickle
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -44,6 +43,7 @@ from imgproc.seal.words import Words
 from evaluation.seal.corpus import CorpusMissing, corpus_pages
 from evaluation.seal.dataset import HELDOUT, TUNING, Owner, TruthPage
 from evaluation.seal.inprocess import InProcessSeal, PageRead, read_lines_and_seals_of
+from evaluation.seal.readcache import held, keep
 from evaluation.seal.scoring import matched_pairs, wilson_interval
 from evaluation.seal.stamps import seller_swaps
 
@@ -176,14 +176,10 @@ def cache_keys(image: bytes, config: SealConfig) -> tuple[str, str]:
     return seals, lines
 
 
-def _cached(path: Path) -> Any:
-    return pickle.loads(path.read_bytes()) if path.is_file() else None
-
-
 def _from_cache(cache: Path, image: bytes, config: SealConfig) -> tuple[Any, Any]:
     """A page's (seals and height) and lines as kept in the cache, each None where it is not."""
     seals_key, lines_key = cache_keys(image, config)
-    return _cached(cache / f"{seals_key}.seals.pkl"), _cached(cache / f"{lines_key}.lines.pkl")
+    return held(cache / f"{seals_key}.seals.pkl"), held(cache / f"{lines_key}.lines.pkl")
 
 
 def page_reads(
@@ -219,8 +215,8 @@ def page_reads(
 def _keep(cache: Path | None, image: bytes, config: SealConfig, read: PageRead) -> None:
     if cache is not None:
         seals_key, lines_key = cache_keys(image, config)
-        (cache / f"{seals_key}.seals.pkl").write_bytes(pickle.dumps((read.seals, read.height)))
-        (cache / f"{lines_key}.lines.pkl").write_bytes(pickle.dumps(read.lines))
+        keep(cache / f"{seals_key}.seals.pkl", (read.seals, read.height))
+        keep(cache / f"{lines_key}.lines.pkl", read.lines)
 
 
 def measure(reader: InProcessSeal, pages: Sequence[TruthPage], jobs: int, cache: Path | None = None) -> Tally:

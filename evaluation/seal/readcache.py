@@ -11,7 +11,7 @@ import hashlib
 import pickle
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 T = TypeVar("T")
 # What the in-process reader's answers depend on besides the page and its configuration: the
@@ -65,23 +65,21 @@ def read_through(
         return list(read(images))
     cache.mkdir(parents=True, exist_ok=True)
     keys = [page_key(image, config, reader or _this_reader()) for image in images]
-    answers: list[T | None] = [_held(cache / key) for key in keys]
+    answers: list[T | None] = [held(cache / key) for key in keys]
     missing = [i for i, answer in enumerate(answers) if answer is None]
     for i, answer in zip(missing, read(images[i] for i in missing), strict=True):
-        _keep(cache / keys[i], answer)
+        keep(cache / keys[i], answer)
         answers[i] = answer
     return cast(list[T], answers)  # every one filled: held, or read just now
 
 
-def _keep(path: Path, answer: object) -> None:
+def keep(path: Path, answer: object) -> None:
     """Written whole or not at all: a run stopped mid-write leaves no half answer behind."""
     part = path.with_suffix(".part")
     part.write_bytes(pickle.dumps(answer))
     part.replace(path)
 
 
-def _held(path: Path) -> T | None:
-    if not path.is_file():
-        return None
-    held: T = pickle.loads(path.read_bytes())
-    return held
+def held(path: Path) -> Any:
+    """What `keep` wrote at `path`, or None where nothing was."""
+    return pickle.loads(path.read_bytes()) if path.is_file() else None
