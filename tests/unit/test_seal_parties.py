@@ -79,6 +79,15 @@ def test_a_value_beside_its_label_takes_the_role_of_the_column_at_its_left() -> 
     assert taxes == {"buyer": OTHER_ID, "seller": SELLER_ID}
 
 
+def test_a_role_printed_down_a_blocks_left_names_no_other_row_of_its_block() -> None:
+    # The seller's block also prints its bank and its address beside the column; a line of
+    # those is no seller (交通银行...支行 was taken for one, and the seal, rightly the 名称
+    # row's, was then "not the seller's").
+    bank = line("开户行及账号：交通银行股份有限公司青岛崂山支行372005570018000008457", 60, 690, 640, 715)
+    found = parties([*VAT_INVOICE, bank])[1]
+    assert [party.text for party in found if party.role == "seller"] == ["崇川区梦回酒吧"]
+
+
 def test_without_a_role_column_the_first_name_is_the_buyers() -> None:
     columns = [item for item in VAT_INVOICE if item.text not in ("购买方", "销售方")]
     assert roles(parties(columns)[1]) == {"buyer": "南通某某贸易有限公司", "seller": "崇川区梦回酒吧"}

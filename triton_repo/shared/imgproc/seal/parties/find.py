@@ -13,6 +13,7 @@ from imgproc.text.lines import TextLine
 from ..codes import passes_checks
 from ..records import Box, Party
 from .layout import (
+    downwards,
     head_or_foot,
     in_head,
     left_of_row,
@@ -184,8 +185,11 @@ def _labelled(lines: Sequence[TextLine], labels: dict[int, Label], params: Parti
         if name is not None:
             found.append(Named(label.role, name, lines[i].box, lines[i].box, (i,)))
             continue
-        if label.value.strip(":："):
-            continue  # the label's line holds something that is not a name (甲方代表：...)
+        if label.value.strip(":：") or downwards(lines[i]):
+            # The label's line holds something that is not a name (甲方代表：...), or the label
+            # is an invoice block's role printed down its left (销售方): the block's own rows
+            # (名称, its address, its bank) lie beside it, and its name is the 名称 row's.
+            continue
         j = value_line(i, lines, set(labels), params)
         value = None if j is None else labelled_value(Label(label.role, False, lines[j].text, True), params)
         if j is not None and value is not None:

@@ -173,7 +173,7 @@ def _goes_under(a: Box, b: Box, params: PartiesParams) -> bool:
     return alike and close and across >= narrower / 2
 
 
-def _downwards(line: TextLine) -> bool:
+def downwards(line: TextLine) -> bool:
     """Whether a line of two characters or more is printed downwards (taller than wide)."""
     return len(line.text) > 1 and height(line.box) > line.box[2] - line.box[0]
 
@@ -240,7 +240,7 @@ def _may_join(
     beside, below = _continues(a.box, b.box, params), _goes_under(a.box, b.box, params)
     if not (beside or below):  # most pairs: the cheap test first
         return False
-    if any(_downwards(line) or on_seal_ring(line.box, seals, params) for line in (a, b)):
+    if any(downwards(line) or on_seal_ring(line.box, seals, params) for line in (a, b)):
         return False
     over_a = {k for k, seal in enumerate(seals) if gap(a.box, seal) == 0}
     over_b = {k for k, seal in enumerate(seals) if gap(b.box, seal) == 0}
