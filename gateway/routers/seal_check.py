@@ -40,7 +40,10 @@ class DocumentParty(BaseModel):
         min_length=4, max_length=4, description="[x0, y0, x1, y1] of the name, in upload pixels"
     )
     source: str = Field(
-        description="the rule that found it: label (printed after its role's label), layout, ..."
+        description=(
+            "the rule that found it: label (printed after its role's label), layout (where it"
+            " stands: near a seal, at the head or foot), rim (a seal's rim printed whole beside it)"
+        )
     )
     tax_id: str | None = Field(description="the tax ID printed with it (纳税人识别号); null where none is")
 

@@ -117,6 +117,23 @@ def test_a_certificates_issuer_is_the_organisation_printed_by_its_seal() -> None
     assert [(p.role, p.text, p.source) for p in found] == [("issuer", "上海市教育委员会", "layout")]
 
 
+def test_a_name_printed_by_its_seal_that_the_rim_reads_whole_is_a_party_without_a_legal_form() -> None:
+    # 信息网 ends no organisation's name the layout rule knows; the seal reading it is the proof.
+    lines = [
+        line("鉴定证书", 400, 50, 600, 100),
+        line("组织鉴定单位：", 80, 540, 300, 575),
+        line("全国冶金焦化信息网", 370, 540, 690, 580),
+        line("（盖章）", 760, 540, 870, 580),
+    ]
+    sentence = [line("全国冶金焦化信息网组织专家对本项目进行了鉴定", 100, 540, 900, 580)]
+    rim = ["全国冶金焦化信息网"]
+    assert parties(lines)[1] == []
+    found = page_parties(lines, (SEAL,), 1000, NO_WORDS.normalized, rims=rim)[1]
+    assert [(p.role, p.text, p.source) for p in found] == [("issuer", "全国冶金焦化信息网", "rim")]
+    assert page_parties(sentence, (SEAL,), 1000, NO_WORDS.normalized, rims=rim)[1] == []
+    assert page_parties(lines, (SEAL,), 1000, NO_WORDS.normalized, rims=["全国冶金"])[1] == []
+
+
 def test_an_organisation_printed_far_from_every_seal_in_the_middle_of_the_page_is_no_party() -> None:
     lines = [line("根据上海市教育委员会的要求", 100, 450, 500, 480), line("北京大学", 100, 500, 200, 530)]
     assert parties(lines, seals=((800, 850, 950, 990),))[1] == []

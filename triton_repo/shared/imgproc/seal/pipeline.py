@@ -183,9 +183,10 @@ def checked_document(
     """The page's seals (those its answer holds, in its order) checked against the parties its
     lines name: each party's name scored on each seal as an expected name is."""
     boxes = [seal.reading.region.box for seal in seals]
-    kind, parties = page_parties(lines, boxes, page_height, words.normalized, config.parties)
-    scores = name_scores([party.text for party in parties], seals, words, config.trust)
     says = [_says(seal, words) for seal in seals]
+    rims = [seal.rim for seal in says]
+    kind, parties = page_parties(lines, boxes, page_height, words.normalized, config.parties, rims)
+    scores = name_scores([party.text for party in parties], seals, words, config.trust)
     return document_check(kind, parties, scores, says, boxes, config.trust.found_score, config.parties)
 
 

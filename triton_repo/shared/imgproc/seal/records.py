@@ -372,7 +372,8 @@ class Party:
     "party_c", "issuer" or "named"), its organisation name as printed (normalized as expected
     names are), the box of the line it was read from (page pixels), the rule that found it
     ("label": a label such as 销售方名称 or 甲方 names it; "layout": an organisation name printed
-    near a seal or at the page's head or foot), an invoice party's printed tax ID, and the
+    near a seal or at the page's head or foot; "rim": a seal's rim printed whole on a line near
+    it), an invoice party's printed tax ID, and the
     confidence the page's reader read its line with (not answered: what a seal's link weighs)."""
 
     role: str

@@ -34,15 +34,17 @@ def page_parties(
     page_height: int,
     normalized: Callable[[str], str],
     params: PartiesParams = DEFAULT_PARTIES,
+    rims: Sequence[str] = (),
 ) -> tuple[str, list[Party]]:
     """The kind of document a page is and the parties it names, from its lines (their text
-    brought to one form by `normalized`, as expected names are) and its seals' boxes."""
+    brought to one form by `normalized`, as expected names are), its seals' boxes and their
+    rims as read (normalized)."""
     lines = [replace(line, text=normalized(line.text)) for line in lines if line.text.strip()]
     lines = join_under_seals(lines, seals, ORG_ENDINGS, DATE_CHARS, params)
     reach = params.split_reach
     lines = [piece for line in lines for piece in split_at_seals(line, seals, ORG_ENDINGS, reach)]
     kind = document_kind(lines)
-    return kind, find_parties(lines, seals, page_height, kind, params)
+    return kind, find_parties(lines, seals, page_height, kind, params, rims)
 
 
 def _claimed_elsewhere(
