@@ -30,7 +30,7 @@ from evaluation.seal.dataset import HELDOUT, TUNING
 HIDDEN = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "hidden-sources.txt"
 
 
-def test_the_committed_manifest_has_no_hidden_source_repeat_or_stray_box() -> None:
+def test_the_committed_manifest_has_no_hidden_source_repeat_stray_box_or_image_over_the_cap() -> None:
     hidden = HIDDEN.read_text(encoding="utf-8").splitlines() if HIDDEN.is_file() else []
     assert problems(hidden) == []
 

@@ -34,6 +34,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from imgproc.imaging import DEFAULT_MAX_PIXELS
 from PIL import Image
 
 from evaluation.seal.dataset import (
@@ -265,7 +266,9 @@ def _fetch_one(entry: Entry, mirrors: Path, clones: dict[str, Path | None] | Non
 
 
 def problems(hidden: Iterable[str]) -> list[str]:
-    """What is wrong with the manifest: hidden sources, repeated images, bad boxes or fields."""
+    """What is wrong with the manifest: hidden sources, repeated images, images the service
+    refuses for their size (over `DEFAULT_MAX_PIXELS`: no reading of them to measure), bad
+    boxes or fields."""
     banned = {line.split()[1].lower() for line in hidden if len(line.split()) == 2}
     found, seen = [], Counter(entry.sha256 for entry in entries())
     for entry in entries():
@@ -275,6 +278,8 @@ def problems(hidden: Iterable[str]) -> list[str]:
         if seen[entry.sha256] > 1:
             found.append(f"{where}: the same image twice")
         width, height = int(entry.record["width"]), int(entry.record["height"])
+        if width * height > DEFAULT_MAX_PIXELS:
+            found.append(f"{where}: {width}x{height} is over the service's {DEFAULT_MAX_PIXELS} pixels")
         for index, seal in enumerate(entry.seals):
             x0, y0, x1, y1 = seal["box"]
             if not (0 <= x0 < x1 <= width + 2 and 0 <= y0 < y1 <= height + 2):
