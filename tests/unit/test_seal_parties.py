@@ -88,6 +88,12 @@ def test_a_role_printed_down_a_blocks_left_names_no_other_row_of_its_block() -> 
     assert [party.text for party in found if party.role == "seller"] == ["崇川区梦回酒吧"]
 
 
+def test_a_seal_asking_aside_read_without_its_closing_bracket_is_no_seller() -> None:
+    # 销售方：（章） read as 销售方（章: a 2-character "name" that 发票专用章 on any seal supports.
+    found = parties([*VAT_INVOICE, line("销售方：（章", 800, 900, 920, 930)])[1]
+    assert [party.text for party in found if party.role == "seller"] == ["崇川区梦回酒吧"]
+
+
 def test_without_a_role_column_the_first_name_is_the_buyers() -> None:
     columns = [item for item in VAT_INVOICE if item.text not in ("购买方", "销售方")]
     assert roles(parties(columns)[1]) == {"buyer": "南通某某贸易有限公司", "seller": "崇川区梦回酒吧"}

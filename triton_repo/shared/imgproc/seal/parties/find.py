@@ -36,6 +36,7 @@ from .names import (
     NAME_LABELS,
     NAME_RUN,
     NOT_NAMES,
+    OPEN_ASIDE,
     ORG_ENDINGS,
     ROLE_LABELS,
     SEAL_ASIDE,
@@ -146,7 +147,7 @@ def labelled_value(label: Label, params: PartiesParams = DEFAULT_PARTIES) -> str
     if name is not None or not label.closed:
         return name
     runs: list[str] = NAME_RUN.findall(value)
-    bare = ASIDE.sub("", runs[0]) if runs else ""  # 销售方（章）: the label's aside, no name
+    bare = OPEN_ASIDE.sub("", ASIDE.sub("", runs[0])) if runs else ""  # 销售方（章）: an aside, no name
     return runs[0] if len(bare) >= 2 and not _field(runs[0]) else None
 
 

@@ -27,6 +27,7 @@ TAX_LABELS = ("统一社会信用代码/纳税人识别号", "统一社会信用
 # What may stand between a label and its value: a parenthesis (甲方（盖章）, 甲方(签章)), the
 # label's own tail (销售方名称) and a colon.
 ASIDE = re.compile(r"[(（][^()（）]{0,6}[)）]")  # (盖章), (签章), (甲方), (章)
+OPEN_ASIDE = re.compile(r"[(（][^()（）]{0,6}$")  # ...its closing bracket unread: 销售方（章
 # ...of which these ask for the seal itself: printed after the name the seal is stamped over
 # (北京化工大学教务处（盖章）), they are no part of the name.
 SEAL_ASIDE = re.compile(r"[(（](?:盖章|签章|公章|印章|章)[)）]")
