@@ -24,9 +24,9 @@ def line(text: str, x0: int, y0: int, x1: int, y1: int) -> TextLine:
 
 
 def parties(
-    lines: list[TextLine], seals: tuple[Box, ...] = (SEAL,), height: int = 1000
+    lines: list[TextLine], seals: tuple[Box, ...] = (SEAL,), height: int = 1000, rims: tuple[str, ...] = ()
 ) -> tuple[str, list[Party]]:
-    return page_parties(lines, seals, height, NO_WORDS.normalized)
+    return page_parties(lines, seals, height, NO_WORDS.normalized, rims=rims)
 
 
 def says(rim: str, score: float = 0.9, codes: tuple[str, ...] = ()) -> SealSays:
@@ -132,12 +132,12 @@ def test_a_name_printed_by_its_seal_that_the_rim_reads_whole_is_a_party_without_
         line("（盖章）", 760, 540, 870, 580),
     ]
     sentence = [line("全国冶金焦化信息网组织专家对本项目进行了鉴定", 100, 540, 900, 580)]
-    rim = ["全国冶金焦化信息网"]
+    rim = ("全国冶金焦化信息网",)
     assert parties(lines)[1] == []
-    found = page_parties(lines, (SEAL,), 1000, NO_WORDS.normalized, rims=rim)[1]
+    found = parties(lines, rims=rim)[1]
     assert [(p.role, p.text, p.source) for p in found] == [("issuer", "全国冶金焦化信息网", "rim")]
-    assert page_parties(sentence, (SEAL,), 1000, NO_WORDS.normalized, rims=rim)[1] == []
-    assert page_parties(lines, (SEAL,), 1000, NO_WORDS.normalized, rims=["全国冶金"])[1] == []
+    assert parties(sentence, rims=rim)[1] == []
+    assert parties(lines, rims=("全国冶金",))[1] == []
 
 
 def test_an_organisation_printed_far_from_every_seal_in_the_middle_of_the_page_is_no_party() -> None:
