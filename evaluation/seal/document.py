@@ -171,8 +171,8 @@ def cache_keys(image: bytes, config: SealConfig) -> tuple[str, str]:
         if part.name != "parties"
     ]
     seals = hashlib.sha256(image + repr(reader).encode()).hexdigest()[:32]
-    ink = (config.ink, config.parties.ink_out_saturation)
-    lines = hashlib.sha256(image + f"lines without {ink!r}".encode()).hexdigest()[:32]
+    ink = (config.ink, config.parties.ink_out_saturation, config.parties.ink_out_halo)
+    lines = hashlib.sha256(image + f"lines without grey {ink!r}".encode()).hexdigest()[:32]
     return seals, lines
 
 

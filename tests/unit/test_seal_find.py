@@ -21,7 +21,7 @@ from imgproc.seal.find.textline import in_text_line
 from imgproc.seal.fit import DEFAULT_FIT
 from imgproc.seal.fit.ellipse import RansacParams, finite, plain_fits, ransac_ellipse, snapped
 from imgproc.seal.geometry import rect_outline_points
-from imgproc.seal.ink import is_grey, to_hsv
+from imgproc.seal.ink import is_grey, to_hsv, without_ink
 from imgproc.seal.records import Outline, SealRegion, Shape
 
 from evaluation.seal.generator import generate_page
@@ -478,3 +478,19 @@ def test_a_seal_on_a_large_page_is_found_in_the_page_s_own_pixels() -> None:
     assert len(found) == len(whole) == 1
     assert found[0].center == pytest.approx(whole[0].center, abs=4)
     assert found[0].axes == pytest.approx(whole[0].axes, abs=4)
+
+
+def test_ink_taken_out_leaves_black_print_under_it_whole_and_its_pale_edge_white() -> None:
+    """Print under a seal: where a black stroke crosses red ink, and where its edge meets the
+    ink (dark red), the stroke stays dark; the ink and its blurred pink edge turn white."""
+    page = np.full((40, 40, 3), 245, np.uint8)
+    page[10:30, 10:30] = (200, 30, 40)  # the seal's ink
+    page[9, 10:30] = page[30, 10:30] = (250, 200, 200)  # its pale pink edge
+    page[18:22, 5:35] = (30, 30, 30)  # a black stroke across it
+    page[17, 10:30] = page[22, 10:30] = (110, 25, 30)  # the stroke's edge over the ink
+    clean = without_ink(page, 100, halo=1)
+    assert (clean[12, 12] == 255).all() and (clean[9, 15] == 255).all() and (clean[30, 15] == 255).all()
+    assert (clean[18:22, 5:35] <= 40).all()  # the stroke, on the ink and off it
+    assert (clean[17, 15] < 150).all() and (clean[22, 15] < 150).all()
+    assert (clean[0, 0] == 245).all()  # paper away from the ink is left as it was
+    assert (without_ink(page, 100)[9, 15] == (250, 200, 200)).all()  # no edge taken without a halo

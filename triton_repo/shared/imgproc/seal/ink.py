@@ -89,20 +89,44 @@ def red_mask(rgb: Pixels, params: InkParams = DEFAULT_INK) -> Mask:
     return red_mask_hsv(to_hsv(rgb), params)
 
 
-def without_ink(rgb: Pixels, min_saturation: int, params: InkParams = DEFAULT_INK) -> Pixels:
-    """The RGB image with its seal ink made white: what a page's reader reads of the black
-    print a seal is stamped over (an issuer's name under its seal), which red strokes through
-    it break into other characters. Only red and magenta ink at least `min_saturation`
-    saturated is taken out, not vermilion: an invoice form's labels are printed in a brownish
-    orange the reader must still read. Black print crossed by ink stays: it is dark, not red."""
+def without_ink(rgb: Pixels, min_saturation: int, params: InkParams = DEFAULT_INK, halo: int = 0) -> Pixels:
+    """The RGB image with its seal ink taken out: what a page's reader reads of the black print
+    a seal is stamped over (an issuer's name under its seal), which red strokes through it
+    break into other characters. Only red and magenta ink at least `min_saturation` saturated
+    is taken out, not vermilion: an invoice form's labels are printed in a brownish orange the
+    reader must still read.
+
+    Each ink pixel, and those within `halo` pixels of the ink (its pale, blurred edge), keeps
+    only what red ink does not explain: its brightest channel, made grey and scaled so that the
+    ink's own brightest channel (its median) is white. Ink turns white, black print crossed by
+    ink stays dark, and the dark-red pixels where a black stroke's edge meets ink stay part of
+    the stroke: made plain white, they cut the strokes printed under a seal's star apart."""
     hsv = to_hsv(rgb)
     red = in_range(hsv, (0, min_saturation, params.min_value), (params.red_hue_max, WHITE, WHITE))
     magenta = in_range(
         hsv, (params.magenta_hue_min, min_saturation, params.min_value), (HUE_MAX, WHITE, WHITE)
     )
-    clean = rgb.copy()
-    clean[(red > 0) | (magenta > 0)] = WHITE
-    return clean
+    ink = as_pixels(cv2.bitwise_or(red, magenta))
+    if not cv2.countNonZero(ink):
+        return rgb.copy()
+    # OpenCV throughout: a 12-megapixel page in tens of milliseconds, not hundreds.
+    brightest = as_pixels(cv2.max(cv2.max(rgb[..., 0], rgb[..., 1]), rgb[..., 2]))
+    scale = WHITE / max(_median(brightest, ink), 1.0)
+    if halo > 0:
+        side = 2 * halo + 1
+        ink = as_pixels(cv2.dilate(ink, np.ones((side, side), np.uint8)))
+    levels = np.arange(WHITE + 1, dtype=np.float32) * scale
+    grey = cv2.cvtColor(cv2.LUT(brightest, np.clip(levels, 0, WHITE).astype(np.uint8)), cv2.COLOR_GRAY2RGB)
+    return as_pixels(cv2.copyTo(grey, ink, rgb.copy()))
+
+
+def _median(gray: Pixels, mask: Pixels) -> float:
+    """The median of an 8-bit image's values under a mask (`np.median`'s), from their
+    histogram: the mean of the two middle values where their count is even."""
+    ranks = cv2.calcHist([gray], [0], mask, [WHITE + 1], [0, WHITE + 1]).ravel().cumsum()
+    count = int(ranks[-1])
+    low, high = np.searchsorted(ranks, [(count - 1) // 2 + 1, count // 2 + 1])
+    return (float(low) + float(high)) / 2
 
 
 def is_grey(hsv: Pixels, params: InkParams = DEFAULT_INK) -> bool:

@@ -135,10 +135,11 @@ async def read_lines_and_seals(
 
 
 async def page_lines(rgb: Pixels, models: SealModels, config: SealConfig = DEFAULT_CONFIG) -> list[TextLine]:
-    """The page's text lines, read with its seal ink made white (`ink.without_ink`): red
+    """The page's text lines, read with its seal ink taken out (`ink.without_ink`): red
     strokes through the names printed under seals make the reader read other characters there
     (教赢部考试中 for 教育部考试中心), and the seals' own text is not read as the page's."""
-    return await models.read_lines(without_ink(rgb, config.parties.ink_out_saturation, config.ink))
+    clean = without_ink(rgb, config.parties.ink_out_saturation, config.ink, config.parties.ink_out_halo)
+    return await models.read_lines(clean)
 
 
 async def read_page_seals(
