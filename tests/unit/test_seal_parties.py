@@ -281,6 +281,19 @@ def test_of_two_names_a_seal_supports_the_one_printed_by_it_is_linked() -> None:
     assert link is not None and link.index == 0
 
 
+def test_of_two_names_near_a_seal_in_a_row_the_one_under_its_centre_is_linked() -> None:
+    # A row of seals over a row of names: the next seal's name, read unsurely, reaches under
+    # this seal's edge, and its rim reads most of both (the first character and the last word
+    # misread on the page): the name whose centre lies inside this seal is its own.
+    seal: Box = (584, 1912, 927, 2261)
+    own = Party("issuer", "河北省科学技术市", (592, 2060, 906, 2111), "layout")
+    next_one = Party("issuer", "海北省科学技术协会", (239, 2060, 592, 2111), "layout")
+    scores, full = [0.68, 0.68], [False, False]
+    link = linked(scores, full, [next_one, own], seal, FOUND)
+    assert link is not None and link.index == 1
+    assert linked(scores, full, [next_one, replace(own, box=(230, 2120, 560, 2170))], seal, FOUND) is None
+
+
 def test_a_name_wider_than_its_seal_is_printed_under_it_not_read_off_its_ring() -> None:
     # 校名：上海交通大学 printed across the seal's left half: its centre lies on the ring band,
     # but it runs out of the seal's box, so it is print, not the rim read by the page's reader.

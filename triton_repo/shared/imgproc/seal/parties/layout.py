@@ -95,6 +95,11 @@ def _radial(box: Box, seal: Box) -> float:
     return float((((cx - sx) / ax) ** 2 + ((cy - sy) / ay) ** 2) ** 0.5)
 
 
+def centred_in(box: Box, seal: Box) -> bool:
+    """Whether a line's centre lies inside a seal (on or within the ellipse its box holds)."""
+    return _radial(box, seal) <= 1
+
+
 def within(box: Box, seal: Box, margin: float) -> bool:
     """Whether a box lies inside a seal's box grown by `margin` of its size on every side."""
     dx, dy = margin * (seal[2] - seal[0]), margin * (seal[3] - seal[1])

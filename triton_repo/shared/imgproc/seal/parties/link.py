@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 from ..codes import passes_checks
 from ..records import Box, Party, PartyLink
-from .layout import near_seal
+from .layout import centred_in, near_seal
 from .names import NAME_MARKS, OFFICE_WORDS, SHORT_FORMS
 from .params import DEFAULT_PARTIES, PartiesParams
 
@@ -167,7 +167,9 @@ def linked(
     """The party a seal (at `seal`) is linked to: of those it is at least `found_score` likely
     to be, the ones whose whole name the seal supports (`full`) before those whose name it
     only reads a part of; of several within `tie_margin`, the only one printed near the seal
-    (a seal is stamped over its issuer's name), else the longest name where the others lie
+    (a seal is stamped over its issuer's name) or, of several near it, the only one whose
+    centre lies inside it (a row of seals over a row of names: 河北省科学技术市 under its seal,
+    海北省科学技术协会 under the next, reaching under this one), else the longest name where the others lie
     within it (中国工商银行 inside 中国工商银行股份有限公司), else none (a seal that says 中南大学
     between two of its offices)."""
     likely = [i for i, score in enumerate(scores) if score >= found_score]
@@ -179,6 +181,8 @@ def linked(
     chosen = max(close, key=lambda i: (len(parties[i].text), scores[i]))
     if any(parties[i].text not in parties[chosen].text for i in close):
         near = [i for i in close if near_seal(parties[i].box, [seal], params)]
+        if len(near) > 1:  # names printed side by side under a row of seals: the one under it
+            near = [i for i in near if centred_in(parties[i].box, seal)]
         if len(near) != 1:
             return None
         chosen = near[0]
