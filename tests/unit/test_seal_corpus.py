@@ -25,6 +25,7 @@ from evaluation.seal.corpus import (
     problems,
     side_of,
 )
+from evaluation.seal.corpus.__main__ import stats_lines
 from evaluation.seal.dataset import HELDOUT, TUNING
 
 HIDDEN = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "hidden-sources.txt"
@@ -57,6 +58,16 @@ def test_every_label_says_where_it_comes_from_and_how_sure() -> None:
             assert seal["label_source"] in {"document", "filename", "readme", "eye"}
             assert seal["confidence"] in {"high", "medium", "low"}
             assert seal["rim_text"] is None or seal["confidence"] != "low"
+
+
+def test_the_written_corpus_stats_are_up_to_date() -> None:
+    """docs/seal/corpus-stats.md is the manifest's counts: a wave or a label fix that changes
+    them writes it again (it once showed the corpus a wave behind)."""
+    written = (Path(__file__).resolve().parents[2] / "docs" / "seal" / "corpus-stats.md").read_text("utf-8")
+    assert written == "\n".join(stats_lines()) + "\n", (
+        "docs/seal/corpus-stats.md is out of date: run "
+        "`python -m evaluation.seal.corpus stats --write docs/seal/corpus-stats.md`"
+    )
 
 
 def test_a_drawn_split_keeps_repositories_whole_and_is_the_same_for_the_same_seed() -> None:

@@ -83,7 +83,8 @@ def _totals(side: str, chosen: list[Entry]) -> str:
     return f"| {side} | {len(chosen)} | {repos} | {len(seals)} | {read} | {empty} |"
 
 
-def _stats(args: argparse.Namespace) -> int:
+def stats_lines() -> list[str]:
+    """docs/seal/corpus-stats.md's lines: the parts' totals and their seals by class."""
     split = manifest()["split"]
     parts = {side: [e for e in entries() if side_of(e.repo, split) == side] for side in (TUNING, HELDOUT)}
     lines = [
@@ -107,6 +108,11 @@ def _stats(args: argparse.Namespace) -> int:
         lines += [
             f"| {name} | {v} | {counted[TUNING][name][v]} | {counted[HELDOUT][name][v]} |" for v in values
         ]
+    return lines
+
+
+def _stats(args: argparse.Namespace) -> int:
+    lines = stats_lines()
     _say("\n".join(lines))
     if args.write:
         args.write.write_text("\n".join(lines) + "\n", encoding="utf-8")
