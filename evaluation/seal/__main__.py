@@ -33,7 +33,7 @@ from evaluation.seal.dataset import (
     seals_dev_pages,
     with_blanked,
 )
-from evaluation.seal.inprocess import InProcessSeal, read_pages, seal_model_config
+from evaluation.seal.inprocess import InProcessSeal, read_pages, reading_config, seal_model_config
 from evaluation.seal.misses import stage_counts
 from evaluation.seal.perturb import PERTURBATIONS, perturbed_pages
 from evaluation.seal.readcache import read_through
@@ -52,7 +52,9 @@ def _run(
 ) -> tuple[list[PageResult], float]:
     started, chosen = time.perf_counter(), list(pages)
     images = [page.image for page in chosen]
-    found = read_through(cache, images, seal.config, lambda todo: read_pages(seal, todo, jobs, seal.threads))
+    found = read_through(
+        cache, images, reading_config(seal.config), lambda todo: read_pages(seal, todo, jobs, seal.threads)
+    )
     results = [score_page(page, answer) for page, answer in zip(chosen, found, strict=True)]
     return results, time.perf_counter() - started
 

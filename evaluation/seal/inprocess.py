@@ -12,7 +12,7 @@ import asyncio
 import multiprocessing
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cached_property
 from pathlib import Path
 from typing import TypeVar
@@ -168,6 +168,12 @@ class InProcessSeal:
     def read_page(self, image: bytes) -> list[FoundSeal]:
         """What /v1/seal answers for a page, in the scorer's terms."""
         return [found_seal(reading) for reading in self.readings(image)]
+
+
+def reading_config(config: SealConfig) -> dict[str, object]:
+    """What of a configuration a page's seals, read without the document check, depend on:
+    all of it but the parties (`readcache.NOT_READER_CODE`)."""
+    return {part.name: getattr(config, part.name) for part in fields(config) if part.name != "parties"}
 
 
 _WORKER: InProcessSeal | None = None  # one reader per worker process (`read_pages`)

@@ -4,8 +4,12 @@ the reader's digest on a made-up tree."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
+from imgproc.seal.config import SealConfig
+
+from evaluation.seal.inprocess import reading_config
 from evaluation.seal.readcache import page_key, read_through, reader_digest
 
 
@@ -62,6 +66,9 @@ def test_the_readers_digest_follows_its_code_and_models_only(tmp_path: Path) -> 
     cached.mkdir()
     (cached / "find.cpython-311.pyc").write_bytes(b"compiled")
     (tmp_path / "evaluation/seal/report.py").write_text("TABLE = 2\n")  # the scorer's side
+    parties = tmp_path / "triton_repo/shared/imgproc/seal/parties"
+    parties.mkdir()
+    (parties / "link.py").write_text("RULE = 2\n")  # the document check's, not the reading's
     assert reader_digest(tmp_path) == before
     (tmp_path / "triton_repo/shared/imgproc/seal/find.py").write_text("RULE = 2\n")
     changed_code = reader_digest(tmp_path)
@@ -69,3 +76,11 @@ def test_the_readers_digest_follows_its_code_and_models_only(tmp_path: Path) -> 
     changed_model = reader_digest(tmp_path)
     (tmp_path / "evaluation/seal/inprocess.py").write_text("THREADS = 2\n")
     assert len({before, changed_code, changed_model, reader_digest(tmp_path)}) == 4
+
+
+def test_a_page_is_keyed_by_its_reading_configuration_not_the_document_checks() -> None:
+    config = SealConfig()
+    key = page_key(b"a", reading_config(config), "r1")
+    tuned = replace(config, parties=replace(config.parties, same_row=config.parties.same_row + 0.1))
+    assert page_key(b"a", reading_config(tuned), "r1") == key
+    assert page_key(b"a", reading_config(replace(config, max_seals=config.max_seals + 1)), "r1") != key
