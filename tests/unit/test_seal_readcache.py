@@ -7,9 +7,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from imgproc.seal.config import SealConfig
-
-from evaluation.seal.inprocess import reading_config
+from evaluation.seal.inprocess import reading_config, seal_model_config
 from evaluation.seal.readcache import page_key, read_through, reader_digest
 
 
@@ -79,7 +77,7 @@ def test_the_readers_digest_follows_its_code_and_models_only(tmp_path: Path) -> 
 
 
 def test_a_page_is_keyed_by_its_reading_configuration_not_the_document_checks() -> None:
-    config = SealConfig()
+    config = seal_model_config()  # the served one (this file stays out of the image's tests)
     key = page_key(b"a", reading_config(config), "r1")
     tuned = replace(config, parties=replace(config.parties, same_row=config.parties.same_row + 0.1))
     assert page_key(b"a", reading_config(tuned), "r1") == key
