@@ -91,13 +91,15 @@ def region_report(cases: Cases, params: TrustParams) -> list[str]:
     sure = sum(score >= SURE_SEAL for score in on_empty)
     real_empty = {page for page in empty if not page.endswith(BLANKED)}  # not painted out
     real_any = len({r.page for _, r in answered if r.page in real_empty})
+    real_sure = sum(score >= SURE_SEAL for score, r in answered if r.page in real_empty)
     painted = len(empty) - len(real_empty)
     rows += [
         "",
         f"Pages without a seal: {with_any} of {len(empty)} answered with any seal; highest seal score"
         f" there {highest}, {sure} of {len(on_empty)} regions there at {SURE_SEAL} or more. Regions left"
         f" out as unlikely seals: {left}. Of those pages, real pages without a seal: {real_any} of"
-        f" {len(real_empty)} answered with any seal; pages with their seals painted out (a page left"
+        f" {len(real_empty)} answered with any seal, {real_sure} regions there at {SURE_SEAL} or more;"
+        f" pages with their seals painted out (a page left"
         f" without colour is searched in its toner): {with_any - real_any} of {painted}.",
     ]
     return rows

@@ -44,7 +44,9 @@ def test_zero_weights_score_every_region_one_half_and_leave_none_out() -> None:
 
 
 def test_the_served_weights_put_a_read_ring_above_an_empty_mark() -> None:
-    read = SealReading(RING, "上海星辰科技有限公司", 0.95)
+    # a seal's ring as the real ones look: its rim detected, text read through its inside
+    seal = RegionSigns(page_share=0.02, ink_fill=0.2, ring_ink=0.6, detected=True, text_inside=0.4)
+    read = SealReading(RING, "上海星辰科技有限公司", 0.95, signs=seal)
     mark = SealReading(replace(RING, border_coverage=0.2), "", 0.0)
     assert seal_score(read) > 0.9 and seal_score(mark) < DEFAULT_TRUST.textless_seal_score
 

@@ -38,3 +38,5 @@ def test_with_every_region_at_one_half_the_empty_pages_are_answered() -> None:
     report = "\n".join(region_report(_cases(), zeros))
     assert "Pages without a seal: 12 of 12 answered with any seal; highest seal score there 0.500" in report
     assert "12 of 12 regions there at 0.5 or more" in report
+    # the hand-made pages are all real ones, none painted out
+    assert "real pages without a seal: 12 of 12 answered with any seal, 12 regions there at 0.5" in report
