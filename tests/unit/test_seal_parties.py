@@ -140,6 +140,17 @@ def test_a_name_printed_by_its_seal_that_the_rim_reads_whole_is_a_party_without_
     assert parties(lines, rims=("全国冶金",))[1] == []
 
 
+def test_a_letterhead_over_the_title_of_a_page_scanned_with_its_margins_is_a_party() -> None:
+    # the copyright office's certificate: its name ends 0.16 of the page down, the seal at its foot
+    head = [
+        line("中华人民共和国国家版权局", 150, 96, 450, 160),
+        line("计算机软件著作权登记证书", 126, 170, 476, 210),
+    ]
+    assert [p.text for p in parties(head, seals=((345, 800, 475, 930),))[1]] == ["中华人民共和国国家版权局"]
+    lower = [replace(head[0], box=(150, 250, 450, 300))]  # a fourth of the way down: the page's body
+    assert parties(lower, seals=((345, 800, 475, 930),))[1] == []
+
+
 def test_an_organisation_printed_far_from_every_seal_in_the_middle_of_the_page_is_no_party() -> None:
     lines = [line("根据上海市教育委员会的要求", 100, 450, 500, 480), line("北京大学", 100, 500, 200, 530)]
     assert parties(lines, seals=((800, 850, 950, 990),))[1] == []
