@@ -151,6 +151,22 @@ def test_a_letterhead_over_the_title_of_a_page_scanned_with_its_margins_is_a_par
     assert parties(lower, seals=((345, 800, 475, 930),))[1] == []
 
 
+def test_two_names_set_one_over_the_other_that_the_rim_reads_as_one_are_one_party() -> None:
+    # an organisation and its unit on two lines under their seal; the seal names both at once
+    lines = [
+        line("荣誉证书", 400, 50, 600, 100),
+        line("山东省教育厅", 620, 640, 760, 670),
+        line("关心下一代工作委员会", 600, 680, 790, 710),
+    ]
+    rim = "山东省教育厅关心下一代工作委员会"
+    assert rim not in [p.text for p in parties(lines)[1]]
+    joined = [p for p in parties(lines, rims=(rim,))[1] if p.text == rim]
+    assert [(p.source, p.box) for p in joined] == [("rim", (600, 640, 790, 710))]
+    apart = [lines[0], lines[1], replace(lines[2], box=(600, 900, 790, 930))]  # far under it
+    assert rim not in [p.text for p in parties(apart, rims=(rim,))[1]]
+    assert rim[::-1] not in [p.text for p in parties(lines, rims=(rim[::-1],))[1]]
+
+
 def test_an_organisation_printed_far_from_every_seal_in_the_middle_of_the_page_is_no_party() -> None:
     lines = [line("根据上海市教育委员会的要求", 100, 450, 500, 480), line("北京大学", 100, 500, 200, 530)]
     assert parties(lines, seals=((800, 850, 950, 990),))[1] == []

@@ -13,12 +13,14 @@ from imgproc.text.lines import TextLine
 from ..codes import passes_checks
 from ..records import Box, Party
 from .layout import (
+    around,
     downwards,
     head_or_foot,
     in_head,
     left_of_row,
     near_seal,
     on_seal_ring,
+    one_after_other,
     row_overlap,
     under,
     under_seal,
@@ -342,6 +344,25 @@ def _rims_printed(
     return found
 
 
+def _rims_joined(
+    parties: Sequence[Party], seals: Sequence[Box], rims: Sequence[str], role: str, params: PartiesParams
+) -> list[Party]:
+    """A seal's rim that reads two parties' names one after the other, printed one after the
+    other near it (山东省教育厅 over 关心下一代工作委员会, 广西科技大学 beside 启迪数字学院): an
+    organisation and its unit, set as two names, which the seal names whole. The rim read as
+    exactly both is the evidence that they are one name here."""
+    found = []
+    for seal, rim in zip(seals, rims, strict=True):
+        for a in parties:
+            for b in parties:
+                if a is b or a.text + b.text != rim or not one_after_other(a.box, b.box, params):
+                    continue
+                box = around(a.box, b.box)
+                if near_seal(box, [seal], params):
+                    found.append(Party(role, rim, box, "rim", confidence=min(a.confidence, b.confidence)))
+    return found
+
+
 def find_parties(
     lines: Sequence[TextLine],
     seals: Sequence[Box],
@@ -378,7 +399,9 @@ def find_parties(
     layout_role = "issuer" if kind == "certificate" else "named"
     parties += _by_layout(lines, used, seals, page_height, layout_role, params)
     taken = [lines[i].box for i in used] + [party.box for party in parties]
-    parties += _rims_printed(lines, taken, seals, rims or [""] * len(seals), layout_role, params)
+    rims = rims or [""] * len(seals)
+    parties += _rims_printed(lines, taken, seals, rims, layout_role, params)
+    parties += _rims_joined(parties, seals, rims, layout_role, params)
     return _once(parties)
 
 

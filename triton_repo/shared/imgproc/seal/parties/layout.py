@@ -178,6 +178,17 @@ def _goes_under(a: Box, b: Box, params: PartiesParams) -> bool:
     return alike and close and across >= narrower / 2
 
 
+def one_after_other(a: Box, b: Box, params: PartiesParams = DEFAULT_PARTIES) -> bool:
+    """Whether a line at `b` goes on from one at `a`: beside it on its row (`_continues`) or
+    on the line under it (`_goes_under`)."""
+    return _continues(a, b, params) or _goes_under(a, b, params)
+
+
+def around(a: Box, b: Box) -> Box:
+    """The box around two boxes."""
+    return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+
+
 def downwards(line: TextLine) -> bool:
     """Whether a line of two characters or more is printed downwards (taller than wide)."""
     return len(line.text) > 1 and height(line.box) > line.box[2] - line.box[0]
@@ -188,8 +199,7 @@ def _joined(a: TextLine, b: TextLine) -> TextLine:
     around both."""
     chars = max(len(a.text) + len(b.text), 1)
     score = (a.score * len(a.text) + b.score * len(b.text)) / chars
-    box = (min(a.box[0], b.box[0]), min(a.box[1], b.box[1]), max(a.box[2], b.box[2]), max(a.box[3], b.box[3]))
-    return TextLine(a.text + b.text, score, box)
+    return TextLine(a.text + b.text, score, around(a.box, b.box))
 
 
 def join_under_seals(
