@@ -295,7 +295,8 @@ def reliability(cases: Sequence[Case], params: TrustParams) -> list[str]:
 
 def meanings(cases: Cases, lines: Sequence[LineCase], params: TrustParams) -> dict[str, dict[str, Any]]:
     """What a score of 0.9 or more means on a held-out part, for each score the answer carries
-    (`gateway/routers/seal_scores.json`: the API's descriptions say it)."""
+    (`gateway/routers/seal_scores.json`: the API's descriptions say it), and under what seal
+    score a region is not answered (`least`; `textless`, where nothing was read in it)."""
     scored = {
         "rim": rim_scored(cases.rims, params),
         "inner_line": line_scored(lines, params, False),
@@ -303,7 +304,9 @@ def meanings(cases: Cases, lines: Sequence[LineCase], params: TrustParams) -> di
         "code": code_scored(cases.codes, params),
         "seal": region_scored(cases, params),
     }
-    return {name: sure_figure(*pair).json() for name, pair in scored.items()}
+    said = {name: sure_figure(*pair).json() for name, pair in scored.items()}
+    said["seal"] |= {"least": params.min_seal_score, "textless": params.textless_seal_score}
+    return said
 
 
 def _share(hits: Sequence[bool]) -> str:

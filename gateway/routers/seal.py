@@ -114,8 +114,9 @@ class Seal(BaseModel):
         ge=0,
         le=1,
         description="the probability that this is a real seal at all; on real pages never tuned on,"
-        f" {sure_means('seal', 'regions', 'were seals')}; a region under 0.1, or where nothing was"
-        f" read under 0.5, is not answered: {TRUST_PAGE}",
+        f" {sure_means('seal', 'regions', 'were seals')}; a region under"
+        f" {SCORE_MEANINGS['seal']['least']}, or where nothing was read under"
+        f" {SCORE_MEANINGS['seal']['textless']}, is not answered: {TRUST_PAGE}",
     )
     inner_texts: list[SealLine] = Field(description="horizontal lines inside, e.g. 合同专用章")
     codes: list[str] = Field(description="number lines: a tax ID, the bottom-arc seal code")

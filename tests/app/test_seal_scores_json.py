@@ -44,3 +44,9 @@ def test_each_score_s_description_says_what_0_9_has_meant(field: object, score: 
     said = SCORE_MEANINGS[score]
     figure = f"{said['good']} of {said['count']}" if said["count"] else f"none of {said['total']}"
     assert figure in str(getattr(field, "description", ""))
+
+
+def test_the_seal_score_s_description_says_under_what_score_a_region_is_left_out() -> None:
+    said = SCORE_MEANINGS["seal"]
+    left_out = f"a region under {said['least']}, or where nothing was read under {said['textless']}"
+    assert left_out in str(Seal.model_fields["score"].description)

@@ -3,8 +3,10 @@ regions the page's answer leaves out. Pure: hand-made readings."""
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +20,7 @@ RING = SealRegion(Shape.ROUND, (50.0, 50.0), (40.0, 40.0), 0.0, (10, 10, 90, 90)
 # length, inner lines, codes, rectangular, cut; the script and the region's signs weigh nothing.
 WEIGHTS = (-4.0, 3.0, 3.0, 1.0, 1.0, 1.0, -1.0, -1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 ZEROS = (0.0,) * len(WEIGHTS)
+SCORES_JSON = Path(__file__).resolve().parents[2] / "gateway" / "routers" / "seal_scores.json"
 PARAMS = replace(DEFAULT_TRUST, seal_weights=WEIGHTS)
 
 
@@ -94,6 +97,15 @@ def test_a_thin_ring_has_its_ink_on_the_ring_and_a_filled_disc_does_not() -> Non
 
 def test_a_region_filling_the_page_shares_all_of_it() -> None:
     assert region_signs(_crop(np.zeros((100, 100), bool), page=(60, 60)), False, 0.0).page_share == 1.0
+
+
+def test_the_api_states_the_served_least_seal_scores() -> None:
+    # the gateway's descriptions read them from what `python -m evaluation.seal.trust` wrote
+    said = json.loads(SCORES_JSON.read_text(encoding="utf-8"))["seal"]
+    assert (said["least"], said["textless"]) == (
+        DEFAULT_TRUST.min_seal_score,
+        DEFAULT_TRUST.textless_seal_score,
+    )
 
 
 def test_the_chinese_share_counts_characters_read_spaces_aside() -> None:
