@@ -98,8 +98,9 @@ class TrustParams:
     # at the head) lowered the tuning part's loss to 0.089 and the held-out part's regions at
     # 0.5 or more on pages without a seal 8 -> 5, but two real seals there (small photos of a
     # letter, the seal high on it, its rim unread) fell under `textless_seal_score`: recall
-    # lowered, so it is not an input (branch position48). The number of inner lines (a red
-    # notice framed as a rectangle holds six) gained 0.0002: not an input either.
+    # lowered, so it is not an input (it was the outline's centre height over the page's,
+    # half where the crop has no page). The number of inner lines (a red notice framed as a
+    # rectangle holds six) gained 0.0002: not an input either.
     seal_weights: tuple[float, ...] = (
         -4.769,
         1.947,
