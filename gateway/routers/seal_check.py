@@ -42,7 +42,8 @@ class DocumentParty(BaseModel):
     source: str = Field(
         description=(
             "the rule that found it: label (printed after its role's label), layout (where it"
-            " stands: near a seal, at the head or foot), rim (a seal's rim printed whole beside it)"
+            " stands: near a seal, at the head or foot), rim (a seal's rim printed whole beside it, or"
+            " anywhere on the page where the rim scores 0.9 or more)"
         )
     )
     tax_id: str | None = Field(description="the tax ID printed with it (纳税人识别号); null where none is")

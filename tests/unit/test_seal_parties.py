@@ -24,9 +24,13 @@ def line(text: str, x0: int, y0: int, x1: int, y1: int) -> TextLine:
 
 
 def parties(
-    lines: list[TextLine], seals: tuple[Box, ...] = (SEAL,), height: int = 1000, rims: tuple[str, ...] = ()
+    lines: list[TextLine],
+    seals: tuple[Box, ...] = (SEAL,),
+    height: int = 1000,
+    rims: tuple[str, ...] = (),
+    rim_scores: tuple[float, ...] = (),
 ) -> tuple[str, list[Party]]:
-    return page_parties(lines, seals, height, NO_WORDS.normalized, rims=rims)
+    return page_parties(lines, seals, height, NO_WORDS.normalized, rims=rims, rim_scores=rim_scores)
 
 
 def says(rim: str, score: float = 0.9, codes: tuple[str, ...] = ()) -> SealSays:
@@ -138,6 +142,15 @@ def test_a_name_printed_by_its_seal_that_the_rim_reads_whole_is_a_party_without_
     assert [(p.role, p.text, p.source) for p in found] == [("issuer", "全国冶金焦化信息网", "rim")]
     assert parties(sentence, rims=rim)[1] == []
     assert parties(lines, rims=("全国冶金",))[1] == []
+
+
+def test_a_rim_read_surely_is_a_party_wherever_the_page_prints_it_in_a_sentence_too() -> None:
+    # a patent certificate: its issuer named in its text at the top, its seal at the foot
+    lines = [line("国家知识产权局依照中华人民共和国专利法进行审查，决定授予专利权。", 60, 300, 940, 340)]
+    rim, sure = ("国家知识产权局",), DEFAULT_PARTIES.rim_anywhere
+    found = parties(lines, rims=rim, rim_scores=(sure,))[1]
+    assert [(p.text, p.source, p.box) for p in found] == [("国家知识产权局", "rim", (60, 300, 940, 340))]
+    assert parties(lines, rims=rim, rim_scores=(sure - 0.1,))[1] == []  # read unsurely: only near it
 
 
 def test_a_letterhead_over_the_title_of_a_page_scanned_with_its_margins_is_a_party() -> None:

@@ -186,7 +186,9 @@ def checked_document(
     boxes = [seal.reading.region.box for seal in seals]
     says = [_says(seal, words) for seal in seals]
     rims = [seal.rim for seal in says]
-    kind, parties = page_parties(lines, boxes, page_height, words.normalized, config.parties, rims)
+    rim_scores = [seal.rim_score for seal in says]
+    normalized, params = words.normalized, config.parties
+    kind, parties = page_parties(lines, boxes, page_height, normalized, params, rims, rim_scores)
     scores = name_scores([party.text for party in parties], seals, words, config.trust)
     return document_check(kind, parties, scores, says, boxes, config.trust.found_score, config.parties)
 

@@ -35,6 +35,7 @@ def page_parties(
     normalized: Callable[[str], str],
     params: PartiesParams = DEFAULT_PARTIES,
     rims: Sequence[str] = (),
+    rim_scores: Sequence[float] = (),
 ) -> tuple[str, list[Party]]:
     """The kind of document a page is and the parties it names, from its lines (their text
     brought to one form by `normalized`, as expected names are), its seals' boxes and their
@@ -44,7 +45,7 @@ def page_parties(
     reach = params.split_reach
     lines = [piece for line in lines for piece in split_at_seals(line, seals, ORG_ENDINGS, reach)]
     kind = document_kind(lines)
-    return kind, find_parties(lines, seals, page_height, kind, params, rims)
+    return kind, find_parties(lines, seals, page_height, kind, params, rims, rim_scores)
 
 
 def _claimed_elsewhere(

@@ -325,20 +325,25 @@ def _rims_printed(
     taken: Sequence[Box],
     seals: Sequence[Box],
     rims: Sequence[str],
+    rim_scores: Sequence[float],
     role: str,
     params: PartiesParams,
 ) -> list[Party]:
     """A seal's rim printed whole near it, on a line that gave no party and is mostly that name
     (not a sentence naming it): a name with no organisation's last word (全国冶金焦化信息网
     beside its seal) that the seal and the page read alike. The two readings agreeing is the
-    evidence, however unsurely the rim alone was read (that one at 0.47)."""
+    evidence, however unsurely the rim alone was read (that one at 0.47). A rim read surely
+    (`rim_anywhere`) is a party wherever the page prints it, in a sentence too (国家知识产权局
+    依照……: a patent certificate's issuer)."""
     found = []
-    for seal, rim in zip(seals, rims, strict=True):
+    for seal, rim, score in zip(seals, rims, rim_scores, strict=True):
         if len(rim) < params.min_name_chars:
             continue
+        sure = score >= params.rim_anywhere
         for line in lines:
-            named = rim in line.text and 2 * len(rim) >= len(line.text)  # a name, not a sentence
-            printed = named and line.box not in taken and near_seal(line.box, [seal], params)
+            named = rim in line.text and (sure or 2 * len(rim) >= len(line.text))  # not a sentence
+            placed = sure or near_seal(line.box, [seal], params)
+            printed = named and line.box not in taken and placed
             if printed and not on_seal_ring(line.box, seals, params):
                 found.append(Party(role, rim, line.box, "rim", confidence=line.score))
     return found
@@ -370,6 +375,7 @@ def find_parties(
     kind: str,
     params: PartiesParams = DEFAULT_PARTIES,
     rims: Sequence[str] = (),
+    rim_scores: Sequence[float] = (),
 ) -> list[Party]:
     """The parties a page of `kind` names (its lines' text normalized): those its labels give,
     then the organisations its layout gives (an issuer of a certificate, else a party named),
@@ -400,7 +406,8 @@ def find_parties(
     parties += _by_layout(lines, used, seals, page_height, layout_role, params)
     taken = [lines[i].box for i in used] + [party.box for party in parties]
     rims = rims or [""] * len(seals)
-    parties += _rims_printed(lines, taken, seals, rims, layout_role, params)
+    rim_scores = rim_scores or [0.0] * len(seals)
+    parties += _rims_printed(lines, taken, seals, rims, rim_scores, layout_role, params)
     parties += _rims_joined(parties, seals, rims, layout_role, params)
     return _once(parties)
 
