@@ -130,7 +130,7 @@ class PartiesParams:
     # exact scores would be.
     not_seller: float = 5e-5
     # A seal's rim read this surely (the probability that it reads exactly: 0.9 is the
-    # served score's mark, 0.955 exact on the held-out part) is a party wherever the page
+    # served score's mark, 0.95 exact on the held-out part) is a party wherever the page
     # prints it, in a sentence too, not only near the seal (`find._rims_printed`): a patent
     # certificate's issuer named in its text, a diploma's university printed far from its
     # seal. On the tuning part 2 more owned seals linked, none more wrongly (0.85: 3 more, one
