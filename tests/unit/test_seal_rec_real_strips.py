@@ -18,6 +18,14 @@ def test_a_strip_cut_short_is_labelled_with_what_it_holds_and_a_misread_characte
     assert aligned(RIM, ["南京谐城机电工程有限公司"]) == (RIM, 1)  # 城 for 诚: the label keeps 诚
 
 
+def test_with_a_length_credit_a_rim_every_reader_cut_short_by_one_is_labelled_whole_from_its_start() -> None:
+    assert aligned("石家庄铁道大学", ["家庄铁道大学"]) == ("家庄铁道大学", 0)
+    assert aligned("石家庄铁道大学", ["家庄铁道大学"], 1.0) == ("石家庄铁道大学", 1)
+    assert aligned(RIM, ["有限公司南京谐诚机电工程"], 1.0) == ("有限公司南京谐诚机电工程", 0)
+    assert aligned(RIM, ["京谐诚机电工程有限公司"], 1.0) == (RIM, 1)
+    assert aligned(RIM, ["京谐诚机电工程有限公"], 1.0) == (RIM, 2)  # two more characters, two edits
+
+
 def test_no_label_for_a_strip_far_from_every_part_of_its_rim_or_holding_under_half_of_it() -> None:
     assert aligned(RIM, ["ABCDEFGHIJKL"]) is None
     assert aligned(RIM, ["谐诚机电工"]) is None  # 5 of 12 characters

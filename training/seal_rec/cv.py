@@ -120,6 +120,9 @@ def main() -> None:
     parser.add_argument("--save", type=Path)
     parser.add_argument("--by-fold", type=Path, help="print a saved run's exact rims per fold, and stop")
     parser.add_argument("--only", nargs="*", help="these sets only (labels as saved)")
+    parser.add_argument(
+        "--folds", type=int, nargs="*", default=list(range(FOLDS)), help="these folds only (merge the saves)"
+    )
     args = parser.parse_args()
     if args.by_fold:
         by_fold(args.by_fold)
@@ -131,7 +134,7 @@ def main() -> None:
         return
     sets = tuning_sets(args.only)
     results: dict[str, list[PageResult]] = {label: [] for label in sets}
-    for fold in range(FOLDS):
+    for fold in args.folds:
         weights = args.fold_models / f"fold{fold}.onnx"
         repository = swapped_repository(args.model, weights, REPOSITORIES / f"fold{fold}")
         seal = InProcessSeal(repository)

@@ -10,7 +10,9 @@ Each page goes through the pipeline's own finding, locating and unwrapping (`fin
 rim that the strip's readings (by every CTC recogniser the seal model may use) come nearest to:
 the pipeline may start the rim elsewhere, or cut it short. A strip is dropped when no reading
 comes within `max_edits` of any such substring, or when two different substrings fit it
-equally well: a wrong label teaches worse than no label.
+equally well: a wrong label teaches worse than no label. With `--length-credit 1` a longer
+substring is worth an edit a character, so a strip whose every reader drops the rim's first
+character is labelled with the whole rim (`aligned`).
 
 Each strip keeps its group (the page's repository: corpus pages are named repository:path,
 seals-dev's carry theirs in its manifest), so cross-validation can split by repository.
@@ -61,26 +63,39 @@ def max_edits(length: int) -> int:
     return length // 5
 
 
-def cyclic_parts(truth: str) -> set[str]:
-    """Every contiguous stretch of the rim read round from any start, of at least half of it."""
+def cyclic_parts(truth: str) -> dict[str, bool]:
+    """Every contiguous stretch of the rim read round from any start, of at least half of it, and
+    whether it is the whole rim from its own start."""
     n = len(truth)
     shortest = min(n, max(MIN_CHARS, -(-n * MIN_SHARE // 1)))
     doubled = truth + truth
-    return {doubled[start : start + length] for start in range(n) for length in range(int(shortest), n + 1)}
+    parts: dict[str, bool] = {}
+    for start in range(n):
+        for length in range(int(shortest), n + 1):
+            part = doubled[start : start + length]
+            parts[part] = parts.get(part, False) or (start == 0 and length == n)
+    return parts
 
 
-def aligned(truth: str, readings: Sequence[str]) -> tuple[str, int] | None:
+def aligned(truth: str, readings: Sequence[str], credit: float = 0.0) -> tuple[str, int] | None:
     """The stretch of `truth` the readings come nearest to, with its edits; None when none comes
-    within `max_edits`, or when two different stretches fit equally well (longest first)."""
+    within `max_edits`, or when two different stretches fit equally well (longest first).
+
+    `credit`: edits a character more of the stretch is worth. At 0 the nearest stretch wins, so a
+    strip whose every reader drops the rim's first character is labelled without it, and a
+    recogniser trained on such labels learns to drop it (through the pipeline, fine-tuned
+    readers lost first characters: 石家庄铁道大学 -> 家庄铁道大学). At 1 a character more is
+    worth the edit it costs: the whole rim wins over a stretch one character shorter (and, of
+    the rim's turns that fit equally, the one from its own start: the pipeline aims there)."""
     scored = sorted(
-        ((min(levenshtein(r, part) for r in readings), -len(part), part) for part in cyclic_parts(truth)),
+        (edits - credit * len(part), -len(part), not at_start, edits, part)
+        for part, at_start in cyclic_parts(truth).items()
+        for edits in [min(levenshtein(r, part) for r in readings)]
+        if edits <= max_edits(len(part))
     )
-    edits, minus_length, best = scored[0]
-    if edits > max_edits(-minus_length):
+    if not scored or (len(scored) > 1 and scored[1][:3] == scored[0][:3]):
         return None
-    if len(scored) > 1 and scored[1][:2] == (edits, minus_length):
-        return None
-    return best, edits
+    return scored[0][4], scored[0][3]
 
 
 @cache
@@ -104,7 +119,9 @@ def _read(models: OnnxSealModels, images: list[np.ndarray]) -> list[list[str]]:
     return [[decoded[k].text for decoded in by_reader] for k in range(len(images))]
 
 
-def page_strips(page: TruthPage, models: OnnxSealModels, config: SealConfig) -> Iterator[RealStrip]:
+def page_strips(
+    page: TruthPage, models: OnnxSealModels, config: SealConfig, credit: float = 0.0
+) -> Iterator[RealStrip]:
     """The labelled rim strips of one page."""
     for crop in find_page_seals(decode_rgb(page.image), config):
         matches = [t for t in page.seals if box_iou(t.box, crop.region.box) >= MATCH_IOU]
@@ -115,7 +132,7 @@ def page_strips(page: TruthPage, models: OnnxSealModels, config: SealConfig) -> 
             continue
         images = [three_channels(s.image) for s in asyncio.run(seal_strips(crop, models, config)).rim]
         for image, readings in zip(images, _read(models, images) if images else [], strict=True):
-            found = aligned(normalize(truth.rim_text), readings)
+            found = aligned(normalize(truth.rim_text), readings, credit)
             if found is not None:
                 yield RealStrip(image, found[0], group_of(page.name), page.name, found[1])
 
@@ -129,11 +146,13 @@ def tuning_pages() -> Iterator[TruthPage]:
         yield from (p for p in perturbed_pages(dev, name) if p.seals)
 
 
-def collect(pages: Iterable[TruthPage], models: OnnxSealModels, config: SealConfig) -> list[RealStrip]:
+def collect(
+    pages: Iterable[TruthPage], models: OnnxSealModels, config: SealConfig, credit: float = 0.0
+) -> list[RealStrip]:
     found: list[RealStrip] = []
     started = time.perf_counter()
     for n, page in enumerate(pages, 1):
-        found += page_strips(page, models, config)
+        found += page_strips(page, models, config, credit)
         if n % 25 == 0:
             print(f"{n} pages, {len(found)} strips, {time.perf_counter() - started:.0f} s", flush=True)  # noqa: T201
     return found
@@ -142,8 +161,14 @@ def collect(pages: Iterable[TruthPage], models: OnnxSealModels, config: SealConf
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True)
+    parser.add_argument(
+        "--length-credit",
+        type=float,
+        default=0.0,
+        help="edits a character more of a label is worth (`aligned`)",
+    )
     args = parser.parse_args()
-    strips = collect(tuning_pages(), OnnxSealModels(), seal_model_config())
+    strips = collect(tuning_pages(), OnnxSealModels(), seal_model_config(), args.length_credit)
     save(
         args.out,
         [s.image for s in strips],
