@@ -97,13 +97,13 @@ def log_probs(module: nn.Module, feat: np.ndarray) -> torch.Tensor:
     return F.log_softmax(logits[0], dim=-1)
 
 
-def train(module: nn.Module, data: Examples, chosen: np.ndarray, steps: int) -> State:
+def train(module: nn.Module, data: Examples, chosen: np.ndarray, steps: int, lr: float = LR) -> State:
     """The tail trained with CTC on the `chosen` examples; returns its trained state."""
     torch.manual_seed(SEED)
     rng = np.random.default_rng(SEED)
     start = {k: v.detach().clone() for k, v in module.named_parameters()}
     params = [p for _, p in module.named_parameters()]
-    optimiser = torch.optim.Adam(params, lr=LR)
+    optimiser = torch.optim.Adam(params, lr=lr)
     started = time.perf_counter()
     for step in range(1, steps + 1):
         optimiser.zero_grad()
@@ -151,6 +151,7 @@ def main() -> None:
     parser.add_argument("--model", default="text_recognition_v6")
     parser.add_argument("--real", type=Path, required=True)
     parser.add_argument("--steps", type=int, default=STEPS)
+    parser.add_argument("--lr", type=float, default=LR)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--folds", type=int, nargs="*", default=list(range(FOLDS)), help="folds to run")
     parser.add_argument("--all", action="store_true", help="also train on every strip (`write_all`)")
@@ -171,7 +172,7 @@ def main() -> None:
         left = np.flatnonzero((folds == fold) & (data.copy == 0))
         trained = int((folds != fold).sum())
         print(f"fold {fold}: train on {trained} examples, measure on {len(left)} strips", flush=True)
-        after = train(module, data, np.flatnonzero(folds != fold), args.steps)
+        after = train(module, data, np.flatnonzero(folds != fold), args.steps, args.lr)
         for alpha in pooled:
             module.load_state_dict(averaged(before, after, alpha))
             hits = exact(module, data, left, chars)
@@ -196,7 +197,7 @@ def write_all(path: Path, data: Examples, args: argparse.Namespace) -> None:
     graph = served_graph(path)
     module = tail_module(graph)
     before = {k: v.detach().clone() for k, v in module.state_dict().items()}
-    after = train(module, data, np.arange(len(data.feats)), args.steps)
+    after = train(module, data, np.arange(len(data.feats)), args.steps, args.lr)
     for alpha in ALPHAS:
         module.load_state_dict(averaged(before, after, alpha))
         written = served_graph(path)
