@@ -167,8 +167,7 @@ def main() -> None:
     pooled = {alpha: 0 for alpha in (0.0, *ALPHAS)}
     total = 0
     for fold in args.folds:
-        graph = served_graph(path)
-        module = tail_module(graph)
+        module = tail_module(served_graph(path))
         before = {k: v.detach().clone() for k, v in module.state_dict().items()}
         left = np.flatnonzero((folds == fold) & (data.copy == 0))
         trained = int((folds != fold).sum())
@@ -180,11 +179,7 @@ def main() -> None:
             pooled[alpha] += hits
             print(f"fold {fold} alpha {alpha}: exact {hits}/{len(left)}", flush=True)
             if alpha:
-                written = served_graph(path)
-                written_back(written, before, module.state_dict())
-                target = args.out / f"a{alpha}" / f"fold{fold}.onnx"
-                target.parent.mkdir(parents=True, exist_ok=True)
-                onnx.save(written, target)
+                save_tuned(path, before, module.state_dict(), args.out / f"a{alpha}" / f"fold{fold}.onnx")
         total += len(left)
     for alpha, hits in pooled.items():
         print(f"pooled alpha {alpha}: exact {hits}/{total}", flush=True)
@@ -195,17 +190,19 @@ def main() -> None:
 def write_all(path: Path, data: Examples, args: argparse.Namespace) -> None:
     """The tail trained on every strip, written at each alpha as `a<alpha>/all.onnx` (the
     candidate the held-out parts are read with)."""
-    graph = served_graph(path)
-    module = tail_module(graph)
+    module = tail_module(served_graph(path))
     before = {k: v.detach().clone() for k, v in module.state_dict().items()}
     after = train(module, data, np.arange(len(data.feats)), args.steps, args.lr)
     for alpha in ALPHAS:
-        module.load_state_dict(averaged(before, after, alpha))
-        written = served_graph(path)
-        written_back(written, before, module.state_dict())
-        target = args.out / f"a{alpha}" / "all.onnx"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        onnx.save(written, target)
+        save_tuned(path, before, averaged(before, after, alpha), args.out / f"a{alpha}" / "all.onnx")
+
+
+def save_tuned(path: Path, before: State, tuned: State, target: Path) -> None:
+    """The served recogniser at `path` with the tail's `tuned` tensors written in, as `target`."""
+    graph = served_graph(path)
+    written_back(graph, before, tuned)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(graph, target)
 
 
 if __name__ == "__main__":
